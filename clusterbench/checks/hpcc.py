@@ -1,0 +1,156 @@
+"""HPC Challenge (Debian's ``hpcc``): HPL, DGEMM, STREAM, PingPong, ring, FFT, RA."""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.exceptions import SanityError
+
+from clusterbench import hpl_sizing
+from clusterbench.checks.references import ExternalReferences
+from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.errors import ClusterbenchError
+from clusterbench.parsers import hpcc
+
+OUTPUT_FILE = 'hpccoutf.txt'
+INPUT_FILE = 'hpccinf.txt'
+
+# HPL.dat layout as hpcc 1.5 reads it; one problem, one NB, one grid.
+_HPCCINF = """\
+HPLinpack benchmark input file (written by clusterbench)
+clusterbench
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+{n}          Ns
+1            # of NBs
+{nb}         NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+{p}          Ps
+{q}          Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0            Number of additional problem sizes for PTRANS
+1200         values of N
+0            number of additional blocking sizes for PTRANS
+40           values of NB
+"""
+
+
+@sn.deferrable
+def _verified_summary(path, nprocs, n, exitcode=0):
+    if exitcode:
+        raise SanityError(f'hpcc exited with code {exitcode} (see rfm_job.err)')
+    try:
+        with open(path) as output:
+            text = output.read()
+    except OSError as err:
+        raise SanityError(f'{OUTPUT_FILE} not written: {err.strerror}') from None
+    try:
+        return hpcc.verify(text, nprocs, n, source=OUTPUT_FILE)
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+@sn.deferrable
+def _figure(summary, name):
+    return hpcc.figures(summary, OUTPUT_FILE)[name][0]
+
+
+class HPCCBase(ExternalReferences, rfm.RunOnlyRegressionTest):
+    """Runs ``hpcc`` on all cores of ``num_nodes`` nodes; records every figure.
+
+    HPL's order N fills ``hpl_mem_fraction`` of the nodes' memory (set
+    ``hpl_n`` to force it); NB is ``hpl_nb``; the P x Q grid is the most nearly
+    square one for the rank count. The other HPCC kernels size themselves from
+    the memory HPL uses. A figure is only recorded when HPCC reports
+    ``Success=1``, HPL passed its residual check, and the process count and N
+    are the ones requested.
+    """
+
+    descr = 'HPC Challenge: HPL, DGEMM, STREAM, PingPong, ring, MPIFFT, RandomAccess'
+    valid_systems = ['*']
+    valid_prog_environs = ['+hpcc']
+    executable = 'hpcc'
+    reference_file = 'hpcc.yaml'
+    num_nodes = variable(int, value=1)
+    #: Fraction of the nodes' memory HPL's matrix may use. The default keeps
+    #: the default suite short yet N large enough for HPL to reach >85% of
+    #: DGEMM; acceptance runs use 0.5-0.8.
+    hpl_mem_fraction = variable(float, value=0.035)
+    hpl_nb = variable(int, value=192)
+    #: Force HPL's N (0: size from memory).
+    hpl_n = variable(int, value=0)
+    #: The HPL problem actually run (N, NB, P, Q); kept in the run report.
+    hpl_problem = variable(dict, value={})
+    time_limit = '1h'
+
+    @run_after('setup')
+    def _size_job(self):
+        cores = node_cores(self.current_partition)
+        # PingPong and the rings need two ranks; a one-core node oversubscribes.
+        self.num_tasks_per_node = max(cores, 2) if self.num_nodes == 1 else cores
+        self.num_tasks = self.num_tasks_per_node * self.num_nodes
+        self.num_cpus_per_task = 1
+        # One rank per core: threaded BLAS would oversubscribe the cores.
+        self.env_vars['OMP_NUM_THREADS'] = '1'
+        self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
+        p, q = hpl_sizing.process_grid(self.num_tasks)
+        if self.hpl_n:
+            n = self.hpl_n
+        else:
+            memory = node_memory_bytes(self.current_partition) * self.num_nodes
+            n = hpl_sizing.problem_size(
+                memory, self.hpl_mem_fraction, self.hpl_nb, self.num_tasks
+            )
+        self.hpl_problem = {'n': n, 'nb': self.hpl_nb, 'p': p, 'q': q}
+        self.keep_files = [INPUT_FILE, OUTPUT_FILE]
+
+    @run_before('run')
+    def _write_input(self):
+        with open(os.path.join(self.stagedir, INPUT_FILE), 'w') as inp:
+            inp.write(_HPCCINF.format(**self.hpl_problem))
+
+    @sanity_function
+    def verified(self):
+        summary = _verified_summary(
+            os.path.join(self.stagedir, OUTPUT_FILE),
+            float(self.num_tasks),
+            float(self.hpl_problem['n']),
+            self.job.exitcode,
+        )
+        return sn.assert_true(summary)
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        summary = _verified_summary(
+            os.path.join(self.stagedir, OUTPUT_FILE),
+            float(self.num_tasks),
+            float(self.hpl_problem['n']),
+        )
+        units = {name: unit for name, unit, _ in hpcc.FIGURES.values()}
+        units['hpl_dgemm_efficiency'] = '%'
+        self.perf_variables = {
+            name: sn.make_performance_function(_figure(summary, name), unit)
+            for name, unit in units.items()
+        }

@@ -1,0 +1,37 @@
+"""What a partition's nodes offer: cores and memory, from config or this host."""
+
+import os
+
+from reframe.core.exceptions import ReframeError
+
+
+def node_cores(partition):
+    """Physical cores per node: the processor facts, else this host's CPUs."""
+    proc = partition.processor
+    if proc.num_cpus:
+        return max(1, proc.num_cpus // (proc.num_cpus_per_core or 1))
+    if partition.scheduler.registered_name == 'local':
+        return os.cpu_count() or 1
+    raise ReframeError(
+        f'partition {partition.fullname!r}: no processor facts; '
+        f'declare "processor" in its site configuration'
+    )
+
+
+def node_memory_bytes(partition):
+    """Memory per node: the partition's ``extras.mem_per_node`` (bytes).
+
+    A local partition that declares none is this host, so its MemTotal serves.
+    """
+    declared = partition.extras.get('mem_per_node')
+    if declared:
+        return int(declared)
+    if partition.scheduler.registered_name == 'local':
+        with open('/proc/meminfo') as meminfo:
+            for line in meminfo:
+                if line.startswith('MemTotal:'):
+                    return int(line.split()[1]) * 1024
+    raise ReframeError(
+        f'partition {partition.fullname!r}: declare extras.mem_per_node '
+        f'(bytes) in its site configuration'
+    )

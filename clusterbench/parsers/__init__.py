@@ -1,0 +1,1 @@
+"""Parsers of upstream benchmark outputs, usable without ReFrame."""

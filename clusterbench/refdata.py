@@ -1,0 +1,170 @@
+"""Validation of reference files (ReFrame 4.10 external format), with line numbers.
+
+ReFrame reports a malformed reference file late and vaguely; clusterbench
+checks every file up front and names the file, line and key at fault.
+"""
+
+import glob
+import numbers
+import os
+import re
+
+import yaml
+
+from clusterbench.errors import ClusterbenchError
+
+KNOWN_UNITS = {
+    'GFlop/s',
+    'TFlop/s',
+    'MFlop/s',
+    'Mop/s',
+    'GB/s',
+    'MB/s',
+    'Gb/s',
+    'Mb/s',
+    'GUP/s',
+    'us',
+    'ms',
+    's',
+    '%',
+    'msg/s',
+    'B',
+    'iterations',
+    'J',
+    'W',
+    '',
+}
+_SPECIAL_INDEX = re.compile(
+    r'^\$(system|partition|environ|processor\.\w+|dev\.\w+\.\w+)$'
+)
+_ATTRIBUTE = re.compile(r'^[A-Za-z_]\w*$')
+
+
+class ReferenceFileError(ClusterbenchError):
+    """A reference file that ReFrame would misread or reject."""
+
+
+def _where(path, node, keys):
+    line = node.start_mark.line + 1 if node is not None else 0
+    key = ' > '.join(str(k) for k in keys)
+    return f'{path}:{line}: {key}' if key else f'{path}:{line}'
+
+
+def _scalar(node):
+    return yaml.safe_load(yaml.serialize(node)) if node is not None else None
+
+
+def _mapping(path, node, keys, what):
+    if not isinstance(node, yaml.MappingNode):
+        raise ReferenceFileError(f'{_where(path, node, keys)}: expected {what}')
+    return [(key_node, _scalar(key_node), value) for key_node, value in node.value]
+
+
+def check_file(path):
+    """Validate one reference file; return {test: number of figures}."""
+    try:
+        with open(path) as ref:
+            root = yaml.compose(ref)
+    except OSError as err:
+        raise ReferenceFileError(f'{path}: cannot read: {err.strerror}') from None
+    except yaml.MarkedYAMLError as err:
+        line = err.problem_mark.line + 1 if err.problem_mark else 0
+        raise ReferenceFileError(f'{path}:{line}: YAML error: {err.problem}') from None
+    except yaml.YAMLError as err:
+        raise ReferenceFileError(f'{path}: YAML error: {err}') from None
+    if root is None:
+        return {}
+    counts = {}
+    for _, test, body in _mapping(path, root, [], 'a mapping of test names'):
+        if not isinstance(test, str) or not _ATTRIBUTE.match(test):
+            raise ReferenceFileError(
+                f'{_where(path, body, [test])}: test name must be a class name'
+            )
+        counts[test] = _check_test(path, test, body)
+    return counts
+
+
+def _check_test(path, test, body):
+    entries = _mapping(path, body, [test], 'a mapping of references')
+    depth = 1
+    for _, key, value in entries:
+        if key == '$index':
+            index = _scalar(value)
+            if (
+                not isinstance(index, list)
+                or not index
+                or not all(
+                    isinstance(k, str)
+                    and (_SPECIAL_INDEX.match(k) or _ATTRIBUTE.match(k))
+                    for k in index
+                )
+            ):
+                raise ReferenceFileError(
+                    f'{_where(path, value, [test, "$index"])}: $index must list '
+                    f'test attributes or $system/$partition/$environ/'
+                    f'$processor.<attr>/$dev.<type>.<attr>'
+                )
+            depth = len(index)
+    figures = 0
+    for _, key, value in entries:
+        if key != '$index':
+            figures += _check_level(path, value, [test, key], depth - 1)
+    return figures
+
+
+def _check_level(path, node, keys, remaining):
+    if remaining > 0:
+        return sum(
+            _check_level(path, value, keys + [key], remaining - 1)
+            for _, key, value in _mapping(path, node, keys, 'a mapping (index level)')
+        )
+    count = 0
+    for _, var, value in _mapping(path, node, keys, 'a mapping of figures'):
+        _check_tuple(path, value, keys + [var])
+        count += 1
+    return count
+
+
+def _check_tuple(path, node, keys):
+    where = _where(path, node, keys)
+    entry = _scalar(node)
+    if isinstance(entry, list) and entry and entry[0] == '$xfail':
+        if len(entry) != 3 or not isinstance(entry[1], str):
+            raise ReferenceFileError(
+                f"{where}: expected ['$xfail', message, [ref, lower, upper, unit]]"
+            )
+        entry = entry[2]
+    if not isinstance(entry, list) or len(entry) not in (3, 4):
+        raise ReferenceFileError(
+            f'{where}: expected [reference, lower, upper, unit], got {entry!r}'
+        )
+    ref, lower, upper = entry[:3]
+    if not _is_number(ref):
+        hint = ''
+        if isinstance(ref, str) and re.fullmatch(r'[-+]?[\d.]+e\d+', ref):
+            hint = ' (YAML reads 1.0e6 as text: write 1.0e+6)'
+        raise ReferenceFileError(f'{where}: reference {ref!r} is not a number{hint}')
+    if lower is not None and (not _is_number(lower) or lower > 0):
+        raise ReferenceFileError(
+            f'{where}: lower threshold {lower!r} must be a number <= 0 or null'
+        )
+    if upper is not None and (not _is_number(upper) or upper < 0):
+        raise ReferenceFileError(
+            f'{where}: upper threshold {upper!r} must be a number >= 0 or null'
+        )
+    if len(entry) == 4 and entry[3] not in KNOWN_UNITS:
+        raise ReferenceFileError(f'{where}: unknown unit {entry[3]!r}')
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_directory(directory):
+    """Validate every ``*.yaml`` file under *directory*; return their counts."""
+    if not os.path.isdir(directory):
+        raise ReferenceFileError(f'{directory}: no such reference directory')
+    return {
+        path: check_file(path)
+        for path in sorted(glob.glob(os.path.join(directory, '*.yaml')))
+    }

@@ -1,0 +1,46 @@
+"""System ``local``: whatever machine clusterbench runs on, as a one-node system.
+
+Processor facts come from ReFrame's own detector at configuration load (ReFrame
+only auto-detects partitions whose launcher is ``local``), and the references
+for ``local`` are keyed by them (see reference_data/), so a machine of another
+kind gets a visible *no reference* state.
+"""
+
+import os
+import runpy
+
+from reframe.utility.cpuinfo import cpuinfo
+
+common = runpy.run_path(os.path.join(os.path.dirname(__file__), 'common.py'))
+
+site_configuration = {
+    'systems': [
+        {
+            'name': 'local',
+            'descr': 'This machine as a one-node system',
+            'hostnames': ['.*'],
+            'modules_system': 'nomod',
+            'partitions': [
+                {
+                    'name': 'default',
+                    'descr': 'All cores of this node',
+                    'scheduler': 'local',
+                    'launcher': 'mpirun',
+                    'environs': ['gnu-openmpi', 'gnu-mpich'],
+                    'max_jobs': 1,
+                    'processor': cpuinfo(),
+                    'extras': {
+                        'mem_per_node': common['host_memory_bytes'](),
+                    },
+                }
+            ],
+        }
+    ],
+    'environments': [
+        common['gnu_openmpi'](
+            extra_features=['hpcc', 'netpipe'], target_systems=['local']
+        ),
+        common['gnu_mpich'](target_systems=['local']),
+    ],
+    'general': common['general'](),
+}

@@ -1,0 +1,89 @@
+"""The clusterbench command as a user types it: errors are one line, no traceback."""
+
+import json
+import os
+
+import pytest
+from rfm import clusterbench
+
+
+def one_line_error(result, *fragments):
+    assert result.returncode == 2
+    assert 'Traceback' not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('clusterbench: error: ')
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_compare_missing_report(tmp_path):
+    path = tmp_path / 'nope.json'
+    one_line_error(clusterbench('compare', str(path)), str(path), 'cannot read')
+
+
+def test_compare_not_json(tmp_path):
+    path = tmp_path / 'r.json'
+    path.write_text('{"runs": [\n oops')
+    one_line_error(clusterbench('compare', str(path)), f'{path}:2', 'not a JSON report')
+
+
+def test_compare_foreign_json(tmp_path):
+    path = tmp_path / 'r.json'
+    path.write_text(json.dumps({'hello': 1}))
+    one_line_error(clusterbench('compare', str(path)), 'not a ReFrame run report')
+
+
+def test_references_check_names_the_bad_file(tmp_path):
+    (tmp_path / 'a.yaml').write_text("T:\n  's:p':\n    x: [1, -0.1, 0.1, 'GB/s']\n")
+    (tmp_path / 'b.yaml').write_text("T:\n  's:p':\n    x: [one, -0.1, 0.1, 'GB/s']\n")
+    result = clusterbench('references', 'check', str(tmp_path))
+    one_line_error(result, f'{tmp_path}/b.yaml:3: T > s:p > x', "'one' is not a number")
+
+
+def test_references_check_on_project_data():
+    result = clusterbench('references', 'check')
+    assert result.returncode == 0, result.stderr
+    assert 'reference_data/hpcc.yaml' in result.stdout
+
+
+def test_run_with_unknown_system_is_one_line(tmp_path):
+    result = clusterbench('run', '--system', 'atlantis', '--results', str(tmp_path))
+    one_line_error(result, 'site_configs/atlantis.py', 'no such site config')
+
+
+@pytest.mark.integration
+def test_run_unknown_partition(tmp_path):
+    result = clusterbench(
+        'run', '--system', 'local:nowhere', '--results', str(tmp_path)
+    )
+    assert result.returncode == 2
+    assert 'Traceback' not in result.stdout + result.stderr
+    assert 'nowhere' in result.stdout + result.stderr
+
+
+@pytest.mark.integration
+def test_run_records_each_session_separately(tmp_path):
+    args = (
+        'run',
+        '--results',
+        str(tmp_path),
+        '--',
+        '-n',
+        '^HPCCCheck$',
+        '-S',
+        'hpl_n=960',
+        '-S',
+        'hpl_nb=96',
+    )
+    first = clusterbench(*args)
+    assert 'HPCCCheck  local:default  gnu-openmpi  hpl ' in first.stdout, first.stderr
+    assert first.stdout.count('HPCCCheck  local:default') == 24
+    second = clusterbench(*args)
+    sessions = sorted(os.listdir(tmp_path / 'local'))
+    assert len(sessions) == 2
+    for session in sessions:
+        assert (tmp_path / 'local' / session / 'report.json').is_file()
+    # A tiny HPL is far below this machine's references: flagged, exit 1.
+    assert first.returncode == second.returncode
+    assert first.returncode in (0, 1)

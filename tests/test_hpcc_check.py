@@ -1,0 +1,98 @@
+"""The HPCC check run for real through ReFrame on ``local`` (tiny HPL)."""
+
+import os
+import re
+
+import pytest
+from rfm import clusterbench, only_case, reframe
+
+pytestmark = pytest.mark.integration
+
+TINY = ('-n', '^HPCCCheck$', '-S', 'hpl_n=1152', '-S', 'hpl_nb=96')
+
+# References of our own, in a prefix ReFrame reads instead of reference_data/:
+# hpl gets a range nothing can miss, mpifft one nothing can meet, and every
+# other figure none at all.
+REFS = """\
+HPCCCheck:
+  $index: [$partition, $environ]
+  'local:default':
+    gnu-openmpi:
+      hpl: [50.0, -1.0, 1000.0, 'GFlop/s']
+      mpifft: [1.0e+6, -0.01, 0.01, 'GFlop/s']
+"""
+
+
+@pytest.fixture(scope='module')
+def judged_run(tmp_path_factory):
+    refs = tmp_path_factory.mktemp('refs')
+    (refs / 'hpcc.yaml').write_text(REFS)
+    prefix = tmp_path_factory.mktemp('hpcc')
+    rc, out, report = reframe(prefix, *TINY, env={'RFM_REFERENCE_PREFIX': str(refs)})
+    assert report is not None, out
+    return rc, out, report, prefix
+
+
+def test_hpcc_verifies_and_records_every_figure(judged_run):
+    _, out, report, prefix = judged_run
+    case = only_case(report)
+    assert case['environ'] == 'gnu-openmpi'
+    # The run got through sanity: only the reference we made impossible failed.
+    assert case['fail_phase'] == 'performance', case['fail_reason']
+    assert case['num_tasks'] == max(os.cpu_count(), 2)
+    values = {k.rsplit(':', 1)[1]: v for k, v in case['perfvalues'].items()}
+    assert len(values) == 24
+    assert all(v[0] > 0 for v in values.values())
+    # ReFrame keeps a failed test's files in its stage directory.
+    outdir = case['stagedir']
+    with open(os.path.join(outdir, 'hpccoutf.txt')) as f:
+        text = f.read()
+    assert re.search(r'^HPL_N=1152$', text, re.M)
+    assert re.search(rf'^CommWorldProcs={case["num_tasks"]}$', text, re.M)
+    with open(os.path.join(outdir, 'hpccinf.txt')) as f:
+        assert re.search(r'^96\s+NBs', f.read(), re.M)
+    assert values['hpl'][0] == pytest.approx(
+        1000 * float(re.search(r'^HPL_Tflops=(\S+)$', text, re.M).group(1))
+    )
+
+
+def test_plain_reframe_and_compare_agree_on_verdicts(judged_run):
+    rc, out, report, prefix = judged_run
+    assert rc != 0, 'ReFrame should fail the test on the unmeetable mpifft reference'
+    case = only_case(report)
+    reframe_verdicts = {
+        k.rsplit(':', 1)[1]: v[5] for k, v in case['perfvalues'].items()
+    }
+    assert reframe_verdicts['hpl'] == 'pass'
+    assert reframe_verdicts['mpifft'] == 'fail'
+
+    result = clusterbench('compare', os.path.join(prefix, 'report.json'))
+    assert result.returncode == 1, result.stderr
+    verdicts = {}
+    for line in result.stdout.splitlines()[2:]:
+        cells = re.split(r'\s{2,}', line.strip())
+        if len(cells) == 9:
+            verdicts[cells[3]] = cells[8]
+    assert verdicts['hpl'] == 'pass'
+    assert verdicts['mpifft'] == 'FLAGGED'
+    assert verdicts['dgemm_star'] == 'no reference'
+    assert len(verdicts) == 24
+    assert '1 pass, 1 FLAGGED, 22 no reference, 0 FAILED' in result.stdout
+
+
+def test_hpcc_is_only_offered_where_the_binary_is(tmp_path):
+    rc, out, _ = reframe(tmp_path, '-n', '^HPCCCheck$', '-p', 'gnu-mpich')
+    assert 'Ran 0/0 test case' in out or 'Found 0 check' in out, out
+
+
+def test_a_crashing_benchmark_records_no_figure(tmp_path):
+    rc, out, report = reframe(tmp_path, *TINY, '-S', 'executable=false')
+    assert rc != 0
+    case = only_case(report)
+    assert case['fail_phase'] == 'sanity'
+    assert 'hpcc exited with code 1 (see rfm_job.err)' in case['fail_reason']
+    assert all(v[0] is None for v in case['perfvalues'].values())
+    result = clusterbench('compare', os.path.join(tmp_path, 'report.json'))
+    assert result.returncode == 1
+    row = [line for line in result.stdout.splitlines() if line.startswith('HPCCCheck')]
+    assert len(row) == 1 and 'FAILED (sanity): hpcc exited with code 1' in row[0]

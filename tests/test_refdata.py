@@ -1,0 +1,119 @@
+"""Reference files: the project's own validate, malformed ones name file and line."""
+
+import os
+
+import pytest
+from conftest import PROJECT
+
+from clusterbench import refdata
+
+GOOD = """\
+HPCCCheck:
+  $index: [$partition, $environ, $processor.model]
+  'local:default':
+    gnu-openmpi:
+      'AMD EPYC':
+        hpl: [90.0, -0.1, 0.1, 'GFlop/s']
+        pingpong_latency_min: [0.3, null, 0.5, 'us']
+        mpifft: ['$xfail', 'known slow FFT', [8.0, -0.2, 0.2, 'GFlop/s']]
+PlainCheck:
+  'box:cpu':
+    bw: [12, -0.05, 0.05, 'GB/s']
+"""
+
+
+def write(tmp_path, text, name='refs.yaml'):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_project_reference_files_are_valid():
+    results = refdata.check_directory(os.path.join(PROJECT, 'reference_data'))
+    assert results, 'reference_data/ holds no reference file'
+    assert all(sum(tests.values()) > 0 for tests in results.values())
+
+
+def test_good_file_counts_figures(tmp_path):
+    assert refdata.check_file(write(tmp_path, GOOD)) == {
+        'HPCCCheck': 3,
+        'PlainCheck': 1,
+    }
+
+
+@pytest.mark.parametrize(
+    'old, new, message',
+    [
+        (
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            "['fast', -0.1, 0.1, 'GFlop/s']",
+            r'refs.yaml:6: HPCCCheck > local:default > gnu-openmpi > AMD EPYC > hpl: '
+            r"reference 'fast' is not a number",
+        ),
+        (
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            "[90.0, 0.1, 0.1, 'GFlop/s']",
+            r'refs.yaml:6: .*lower threshold 0.1 must be a number <= 0',
+        ),
+        (
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            "[90.0, -0.1, -0.2, 'GFlop/s']",
+            r'refs.yaml:6: .*upper threshold -0.2',
+        ),
+        (
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            "[90.0, -0.1, 0.1, 'furlongs']",
+            r"refs.yaml:6: .*unknown unit 'furlongs'",
+        ),
+        (
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            '[90.0, -0.1]',
+            r'refs.yaml:6: .*expected \[reference, lower, upper, unit\]',
+        ),
+        (
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            '90.0',
+            r'refs.yaml:6: .*expected \[reference, lower, upper, unit\]',
+        ),
+        (
+            '$index: [$partition, $environ, $processor.model]',
+            '$index: [$nonsense]',
+            r'refs.yaml:2: HPCCCheck > \$index: \$index must list',
+        ),
+        (
+            "bw: [12, -0.05, 0.05, 'GB/s']",
+            "bw: [12, -0.05, 0.05, 'GB/s'",
+            r'refs.yaml:12: YAML error',
+        ),
+        (
+            "    bw: [12, -0.05, 0.05, 'GB/s']",
+            '    - 12',
+            r'refs.yaml:11: PlainCheck > box:cpu: expected a mapping of figures',
+        ),
+    ],
+)
+def test_malformed_entries_name_file_line_and_key(tmp_path, old, new, message):
+    assert old in GOOD
+    path = write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(refdata.ReferenceFileError, match=message):
+        refdata.check_file(path)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(refdata.ReferenceFileError, match='nope.yaml: cannot read'):
+        refdata.check_file(str(tmp_path / 'nope.yaml'))
+    with pytest.raises(refdata.ReferenceFileError, match='no such reference directory'):
+        refdata.check_directory(str(tmp_path / 'nodir'))
+
+
+def test_top_level_must_be_tests(tmp_path):
+    with pytest.raises(
+        refdata.ReferenceFileError, match='refs.yaml:1: expected a mapping'
+    ):
+        refdata.check_file(write(tmp_path, '- 1\n- 2\n'))
+
+
+def test_exponent_without_sign_is_text_in_yaml(tmp_path):
+    path = write(tmp_path, GOOD.replace('[90.0, -0.1', '[9.0e1, -0.1'))
+    with pytest.raises(refdata.ReferenceFileError, match=r'write 1.0e\+6'):
+        refdata.check_file(path)
