@@ -6,6 +6,9 @@ RFM_ARGS ?=
 
 BIN := $(VENV)/bin
 
+# Our C code is built out of tree, once per MPI flavour.
+BUILD_DIR := $(CURDIR)/build
+
 .PHONY: setup run test lint format check-c clean
 
 setup:
@@ -14,8 +17,16 @@ setup:
 run: setup
 	$(BIN)/clusterbench run --system $(SYSTEM) $(if $(strip $(RFM_ARGS)),-- $(RFM_ARGS))
 
-test: setup lint
+test: setup lint check-c
 	$(BIN)/pytest -q
+
+check-c: setup
+	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-openmpi \
+	  CC=mpicc.openmpi MPIRUN='mpirun.openmpi --oversubscribe'
+	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-mpich \
+	  CC=mpicc.mpich MPIRUN=mpiexec.hydra
+	$(MAKE) -C src/cgsolver memcheck BUILD=$(BUILD_DIR)/cgsolver-memcheck \
+	  CC=mpicc.openmpi
 
 lint: setup
 	$(BIN)/ruff check .
@@ -26,4 +37,4 @@ format: setup
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf .pytest_cache .ruff_cache
+	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR)

@@ -4,7 +4,16 @@ import argparse
 import os
 import sys
 
-from clusterbench import __version__, refdata, runner, runreport, verdict
+from clusterbench import (
+    __version__,
+    history,
+    refdata,
+    refupdate,
+    replay,
+    runner,
+    runreport,
+    verdict,
+)
 from clusterbench.errors import ClusterbenchError
 
 FORMATS = {
@@ -14,13 +23,24 @@ FORMATS = {
 }
 
 
-def _compare(args):
+def _load_all(paths):
     figures, failures = [], []
-    for path in args.reports:
+    for path in paths:
         figs, fails = runreport.figures_and_failures(path)
         figures += figs
         failures += fails
-    table = verdict.rows(figures, failures)
+    return figures, failures
+
+
+def _compare(args):
+    figures, failures = _load_all(args.reports)
+    baseline = None
+    if args.against:
+        baseline, _ = _load_all(args.against)
+    elif args.history:
+        baseline = history.figures(args.history, args.config)
+    judged = verdict.group(figures, baseline, tolerance=args.tolerance)
+    table = verdict.rows(judged, failures)
     print(FORMATS[args.format](table))
     if args.format == 'table':
         print(f'\n{verdict.summary(table)}')
@@ -31,7 +51,37 @@ def _check_references(args):
     for path, tests in refdata.check_directory(args.directory).items():
         figures = sum(tests.values())
         print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
+    stale = refdata.stale_entries(args.directory, args.site_configs, args.checks)
+    for problem in stale:
+        print(f'stale: {problem}')
+    return 1 if stale else 0
+
+
+def _update_references(args):
+    groups = refupdate.collect(args.reports)
+    proposals = refupdate.propose(
+        groups, floor=args.floor, k=args.k, min_samples=args.min_samples
+    )
+    if not proposals:
+        raise ClusterbenchError(
+            f'no figure has {args.min_samples} samples or more: nothing to update'
+        )
+    for line in refupdate.diff(proposals, args.directory):
+        print(line)
+    if args.write:
+        for path in refupdate.write(proposals, args.directory, args.reports):
+            print(f'wrote {path}')
+    else:
+        print('\n(dry run: nothing written; add --write to apply)')
     return 0
+
+
+def _replay(args):
+    table = replay.replay(args.path, args.references)
+    print(FORMATS[args.format](table))
+    if args.format == 'table':
+        print(f'\n{verdict.summary(table)}')
+    return 1 if verdict.anything_wrong(table) else 0
 
 
 def _run(args):
@@ -56,13 +106,83 @@ def parser():
     )
     cmp.add_argument('reports', nargs='+', metavar='REPORT')
     cmp.add_argument('--format', choices=sorted(FORMATS), default='table')
+    base = cmp.add_mutually_exclusive_group()
+    base.add_argument(
+        '--against',
+        nargs='+',
+        metavar='REPORT',
+        help='judge against the samples of other runs instead of the references',
+    )
+    base.add_argument(
+        '--history',
+        metavar='QUERY',
+        help="judge against stored sessions of ReFrame's results "
+        "database, e.g. 'now-7d:now'",
+    )
+    cmp.add_argument(
+        '--config',
+        default='site_configs/local.py',
+        help='site config whose results database --history reads',
+    )
+    cmp.add_argument(
+        '--tolerance',
+        type=float,
+        default=0.05,
+        help='relative band for --against/--history figures that '
+        'have no reference (default 0.05)',
+    )
     cmp.set_defaults(func=_compare)
 
     refs = sub.add_parser('references', help='work with reference_data/')
     refs_sub = refs.add_subparsers(dest='action', required=True)
     chk = refs_sub.add_parser('check', help='validate every reference file')
     chk.add_argument('directory', nargs='?', default='reference_data')
+    chk.add_argument('--site-configs', default='site_configs')
+    chk.add_argument('--checks', default='reframe_checks')
     chk.set_defaults(func=_check_references)
+    upd = refs_sub.add_parser(
+        'update',
+        help='propose references from run reports (median, tolerance '
+        'from measured spread); write them only with --write',
+    )
+    upd.add_argument(
+        '--from',
+        dest='reports',
+        nargs='+',
+        required=True,
+        metavar='REPORT',
+        help='ReFrame JSON run reports',
+    )
+    upd.add_argument('--directory', default='reference_data')
+    upd.add_argument(
+        '--floor',
+        type=float,
+        default=0.05,
+        help='smallest relative tolerance (default 0.05)',
+    )
+    upd.add_argument(
+        '--k',
+        type=float,
+        default=3.0,
+        help='tolerance = max(floor, k x robust relative spread) (default 3)',
+    )
+    upd.add_argument('--min-samples', type=int, default=1)
+    upd.add_argument(
+        '--write',
+        action='store_true',
+        help='write the proposal (atomically); default: only show it',
+    )
+    upd.set_defaults(func=_update_references)
+
+    rep = sub.add_parser(
+        'replay',
+        help='re-judge stored outputs against the current references '
+        'without re-running anything',
+    )
+    rep.add_argument('path', help='a session directory of results/ or a report')
+    rep.add_argument('--references', default='reference_data')
+    rep.add_argument('--format', choices=sorted(FORMATS), default='table')
+    rep.set_defaults(func=_replay)
 
     run = sub.add_parser(
         'run', help='run the suite on a system with ReFrame, then print the verdicts'

@@ -168,3 +168,84 @@ def check_directory(directory):
         path: check_file(path)
         for path in sorted(glob.glob(os.path.join(directory, '*.yaml')))
     }
+
+
+def known_names(site_configs_dir, checks_dir):
+    """Systems, partitions, environments in the site configs; registered checks."""
+    import ast
+    import runpy
+
+    systems, partitions, environs = set(), set(), set()
+    for path in sorted(glob.glob(os.path.join(site_configs_dir, '*.py'))):
+        config = runpy.run_path(path).get('site_configuration')
+        if not config:
+            continue
+        for system in config.get('systems', []):
+            systems.add(system['name'])
+            for part in system.get('partitions', []):
+                partitions.add(f'{system["name"]}:{part["name"]}')
+        environs.update(env['name'] for env in config.get('environments', []))
+    checks = set()
+    for path in sorted(glob.glob(os.path.join(checks_dir, '*.py'))):
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(
+                'simple_test' in ast.unparse(d) for d in node.decorator_list
+            ):
+                checks.add(node.name)
+    return {
+        '$system': systems,
+        '$partition': partitions,
+        '$environ': environs,
+        'checks': checks,
+    }
+
+
+def stale_entries(directory, site_configs_dir, checks_dir):
+    """Reference entries naming a check, system, partition or environment that
+    no longer exists: the classic rot of reference stores."""
+    known = known_names(site_configs_dir, checks_dir)
+    problems = []
+    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
+        with open(path) as f:
+            root = yaml.compose(f)
+        if root is None:
+            continue
+        for key_node, body in root.value:
+            test = key_node.value
+            if test not in known['checks']:
+                problems.append(
+                    f'{_where(path, key_node, [test])}: no such check in {checks_dir}/'
+                )
+                continue
+            index = ['$partition']
+            for k, v in body.value:
+                if k.value == '$index':
+                    index = _scalar(v)
+            levels = [(n, v) for n, v in body.value if n.value != '$index']
+            problems += _stale_levels(path, [test], levels, index, known)
+    return problems
+
+
+def _stale_levels(path, keys, levels, index, known):
+    if not index:
+        return []
+    problems = []
+    wanted = known.get(index[0])
+    for key_node, value in levels:
+        name = _scalar(key_node)
+        if (
+            wanted is not None
+            and name not in wanted
+            and not any(isinstance(name, str) and re.fullmatch(name, w) for w in wanted)
+        ):
+            problems.append(
+                f'{_where(path, key_node, keys + [name])}: '
+                f'{index[0][1:]} {name!r} is in no site config'
+            )
+        elif isinstance(value, yaml.MappingNode):
+            problems += _stale_levels(
+                path, keys + [name], value.value, index[1:], known
+            )
+    return problems

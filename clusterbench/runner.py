@@ -69,7 +69,8 @@ def run(config, checks, system, results, references, extra=(), out=sys.stdout):
             f'{report}: no test ran on {system} (a check file '
             f'that failed to load is reported above)'
         )
-    table = verdict.rows(*runreport.figures_and_failures(report))
+    figures, failures = runreport.figures_and_failures(report)
+    table = verdict.rows(verdict.group(figures), failures)
     print(f'\nResults: {prefix}\n', file=out)
     print(verdict.format_table(table), file=out)
     print(f'\n{verdict.summary(table)}', file=out)

@@ -59,36 +59,33 @@ def load(path):
 
 
 def cases(data, path='report'):
-    """The test cases of the last run of each case (retries replace tries)."""
-    latest = {}
+    """Every test case of every run (reruns and repeats are samples)."""
+    found = []
     for run in data['runs']:
         for case in run.get('testcases', []):
-            try:
-                key = (
-                    case['display_name'],
-                    case['system'],
-                    case['partition'],
-                    case['environ'],
-                )
-            except (KeyError, TypeError):
+            if not isinstance(case, dict) or not all(
+                k in case for k in ('name', 'system', 'partition', 'environ')
+            ):
                 raise ClusterbenchError(
                     f'{path}: test case without name/system/partition/environ'
-                ) from None
-            latest[key] = case
-    return list(latest.values())
+                )
+            found.append(case)
+    return found
 
 
 def figures_and_failures(path):
     """All figures and all failed test cases recorded in the report at *path*."""
-    data = load(path)
+    return extract(load(path), path)
+
+
+def extract(data, path):
+    """Figures and failures of one parsed report (*path* names it in errors)."""
     figures, failures = [], []
     for case in cases(data, path):
-        ident = (
-            case['display_name'],
-            case['system'],
-            case['partition'],
-            case['environ'],
-        )
+        if case.get('fixture'):
+            continue
+        # "name" is the test with its parameters, without a --repeat suffix.
+        ident = (case['name'], case['system'], case['partition'], case['environ'])
         run_index = case.get('run_index') or 0
         phase = case.get('fail_phase')
         # A failed sanity check (or anything before it) leaves no figure.

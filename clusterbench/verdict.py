@@ -1,10 +1,15 @@
-"""Judging figures against their references and printing the verdicts."""
+"""Judging figures against references (or a baseline run) and printing verdicts."""
 
 import csv
 import io
 import json
 import math
+import statistics
 from collections import Counter
+from dataclasses import dataclass
+from typing import Optional
+
+from clusterbench import stats
 
 PASS = 'pass'
 FLAGGED = 'FLAGGED'
@@ -13,19 +18,104 @@ FAILED = 'FAILED'
 
 
 def bounds(reference, lower, upper):
-    """The allowed range of a reference with relative thresholds (None = open)."""
-    low = -math.inf if lower is None else reference * (1 + lower)
-    high = math.inf if upper is None else reference * (1 + upper)
-    # A negative reference flips the sense of the relative thresholds.
-    return (min(low, high), max(low, high))
+    """The allowed absolute range, exactly as ReFrame computes it."""
+
+    def bound(thres, infinite):
+        if thres is None:
+            return infinite
+        if reference == 0:
+            return thres
+        return reference * (1 + (-thres if reference < 0 else thres))
+
+    return bound(lower, -math.inf), bound(upper, math.inf)
 
 
 def judge(figure):
-    """pass / FLAGGED / no reference for one figure."""
+    """pass / FLAGGED / no reference for one figure on its own (ReFrame's rule)."""
     if not figure.has_reference:
         return NO_REFERENCE
     low, high = bounds(figure.reference, figure.lower, figure.upper)
     return PASS if low <= figure.value <= high else FLAGGED
+
+
+@dataclass
+class Judged:
+    """All samples of one figure of one configuration, and their verdict."""
+
+    test: str
+    system: str
+    partition: str
+    environ: str
+    variable: str
+    unit: str
+    values: list
+    reference: Optional[float]
+    lower: Optional[float]
+    upper: Optional[float]
+    baseline: Optional[list] = None
+    verdict: str = NO_REFERENCE
+    ci: Optional[tuple] = None
+
+    @property
+    def value(self):
+        return statistics.median(self.values)
+
+    def judge(self):
+        if self.baseline:
+            # Against another run: its median is the reference value.
+            ref = statistics.median(self.baseline)
+            target = self.baseline
+        elif self.reference is not None:
+            ref, target = self.reference, self.reference
+        else:
+            self.verdict = NO_REFERENCE
+            return self
+        if ref == 0:
+            low, high = bounds(0, self.lower, self.upper)
+            inside = [low <= v <= high for v in self.values]
+            self.verdict = PASS if any(inside) else FLAGGED
+            return self
+        self.ci = stats.median_ratio_ci(self.values, target)
+        sign = -1 if ref < 0 else 1
+        out = stats.beyond_tolerance(self.ci, self.lower, self.upper, sign)
+        self.verdict = FLAGGED if out else PASS
+        return self
+
+
+def group(figures, baseline=None, tolerance=None):
+    """Judge the figures, pooling repeated samples of the same figure.
+
+    With *baseline* figures (another run), each figure is judged against the
+    baseline's samples with the reference's tolerance, or *tolerance* (a
+    relative band) where the reference has none.
+    """
+    pooled = {}
+    for fig in figures:
+        key = (fig.test, fig.system, fig.partition, fig.environ, fig.variable)
+        entry = pooled.get(key)
+        if entry is None:
+            entry = pooled[key] = Judged(
+                *key, fig.unit, [], fig.reference, fig.lower, fig.upper
+            )
+        entry.values.append(fig.value)
+        if fig.has_reference:
+            entry.reference, entry.lower, entry.upper = (
+                fig.reference,
+                fig.lower,
+                fig.upper,
+            )
+    if baseline is not None:
+        base = {}
+        for fig in baseline:
+            key = (fig.test, fig.system, fig.partition, fig.environ, fig.variable)
+            base.setdefault(key, []).append(fig.value)
+        for key, entry in pooled.items():
+            entry.baseline = base.get(key)
+            if entry.reference is None and tolerance is not None:
+                entry.lower, entry.upper = -tolerance, tolerance
+            if entry.baseline is None:
+                entry.reference = None
+    return [entry.judge() for entry in pooled.values()]
 
 
 COLUMNS = (
@@ -34,6 +124,7 @@ COLUMNS = (
     'environment',
     'variable',
     'value',
+    'n',
     'unit',
     'reference',
     'allowed range',
@@ -41,26 +132,28 @@ COLUMNS = (
 )
 
 
-def rows(figures, failures):
+def rows(judged, failures):
     """Table rows: one per figure, one per failed test case."""
     table = []
-    for fig in figures:
-        if fig.has_reference:
-            low, high = bounds(fig.reference, fig.lower, fig.upper)
-            ref, allowed = _num(fig.reference), f'{_num(low)} .. {_num(high)}'
+    for j in judged:
+        ref = statistics.median(j.baseline) if j.baseline else j.reference
+        if ref is not None and j.verdict != NO_REFERENCE:
+            low, high = bounds(ref, j.lower, j.upper)
+            ref_text, allowed = _num(ref), f'{_num(low)} .. {_num(high)}'
         else:
-            ref, allowed = '-', '-'
+            ref_text, allowed = '-', '-'
         table.append(
             (
-                fig.test,
-                f'{fig.system}:{fig.partition}',
-                fig.environ,
-                fig.variable,
-                _num(fig.value),
-                fig.unit,
-                ref,
+                j.test,
+                f'{j.system}:{j.partition}',
+                j.environ,
+                j.variable,
+                _num(j.value),
+                str(len(j.values)),
+                j.unit,
+                ref_text,
                 allowed,
-                judge(fig),
+                j.verdict,
             )
         )
     for fail in failures:
@@ -69,6 +162,7 @@ def rows(figures, failures):
                 fail.test,
                 f'{fail.system}:{fail.partition}',
                 fail.environ,
+                '-',
                 '-',
                 '-',
                 '-',

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
-  make gcc gfortran
+  make gcc gfortran valgrind
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev
   libopenblas-dev

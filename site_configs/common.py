@@ -75,3 +75,13 @@ def host_memory_bytes():
     except OSError:
         pass
     return 0
+
+
+def storage(**overrides):
+    """ReFrame's results database, so that runs can be compared with history."""
+    settings = {
+        'enable': True,
+        'sqlite_db_file': os.path.join(PROJECT, 'results', 'results.db'),
+    }
+    settings.update(overrides)
+    return [settings]

@@ -43,4 +43,5 @@ site_configuration = {
         common['gnu_mpich'](target_systems=['local']),
     ],
     'general': common['general'](),
+    'storage': common['storage'](),
 }

@@ -18,6 +18,8 @@ def tool(name):
 def reframe(prefix, *args, checks='reframe_checks', env=None, timeout=600):
     """Run ``reframe -r`` into *prefix*; return (exit code, output, report or None)."""
     report = os.path.join(prefix, 'report.json')
+    # Test sessions go to a database of their own, not the project's history.
+    env = {'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db'), **(env or {})}
     cmd = [
         tool('reframe'),
         '-C',
@@ -37,7 +39,7 @@ def reframe(prefix, *args, checks='reframe_checks', env=None, timeout=600):
         capture_output=True,
         text=True,
         cwd=PROJECT,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **env},
         timeout=timeout,
     )
     data = None

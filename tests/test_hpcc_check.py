@@ -71,8 +71,8 @@ def test_plain_reframe_and_compare_agree_on_verdicts(judged_run):
     verdicts = {}
     for line in result.stdout.splitlines()[2:]:
         cells = re.split(r'\s{2,}', line.strip())
-        if len(cells) == 9:
-            verdicts[cells[3]] = cells[8]
+        if len(cells) == 10:
+            verdicts[cells[3]] = cells[9]
     assert verdicts['hpl'] == 'pass'
     assert verdicts['mpifft'] == 'FLAGGED'
     assert verdicts['dgemm_star'] == 'no reference'

@@ -117,3 +117,40 @@ def test_exponent_without_sign_is_text_in_yaml(tmp_path):
     path = write(tmp_path, GOOD.replace('[90.0, -0.1', '[9.0e1, -0.1'))
     with pytest.raises(refdata.ReferenceFileError, match=r'write 1.0e\+6'):
         refdata.check_file(path)
+
+
+def test_no_stale_references_in_the_project():
+    problems = refdata.stale_entries(
+        os.path.join(PROJECT, 'reference_data'),
+        os.path.join(PROJECT, 'site_configs'),
+        os.path.join(PROJECT, 'reframe_checks'),
+    )
+    assert problems == []
+
+
+def test_stale_entries_are_named(tmp_path):
+    (tmp_path / 'r.yaml').write_text(
+        'HPCCCheck:\n'
+        '  $index: [$partition, $environ]\n'
+        "  'local:default':\n"
+        '    gnu-oldmpi:\n'
+        "      hpl: [1, -0.1, 0.1, 'GFlop/s']\n"
+        "  'atlantis:cpu':\n"
+        '    gnu-openmpi:\n'
+        "      hpl: [1, -0.1, 0.1, 'GFlop/s']\n"
+        'GoneCheck:\n'
+        "  'local:default':\n"
+        "    x: [1, -0.1, 0.1, 'GB/s']\n"
+    )
+    problems = refdata.stale_entries(
+        str(tmp_path),
+        os.path.join(PROJECT, 'site_configs'),
+        os.path.join(PROJECT, 'reframe_checks'),
+    )
+    assert [p.split(': ', 1)[1] for p in problems] == [
+        "HPCCCheck > local:default > gnu-oldmpi: environ 'gnu-oldmpi' is in no "
+        'site config',
+        "HPCCCheck > atlantis:cpu: partition 'atlantis:cpu' is in no site config",
+        'GoneCheck: no such check in ' + os.path.join(PROJECT, 'reframe_checks') + '/',
+    ]
+    assert problems[0].startswith(f'{tmp_path}/r.yaml:4:')

@@ -103,6 +103,8 @@ class HPCCBase(ExternalReferences, rfm.RunOnlyRegressionTest):
     hpl_n = variable(int, value=0)
     #: The HPL problem actually run (N, NB, P, Q); kept in the run report.
     hpl_problem = variable(dict, value={})
+    #: How `clusterbench replay` re-reads a stored output.
+    replay_parser = variable(str, value='clusterbench.parsers.hpcc:replay')
     time_limit = '1h'
 
     @run_after('setup')

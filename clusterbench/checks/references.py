@@ -4,10 +4,22 @@ import os
 
 import reframe as rfm
 import reframe.core.runtime as rt
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, variable
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
+
+#: How references are indexed unless a check adds its own parameters: by
+#: partition and environment, and by the processor facts, so that the embedded
+#: default ``local`` gets *no reference* on a machine of another kind.
+BASE_INDEX = (
+    '$partition',
+    '$environ',
+    '$processor.arch',
+    '$processor.model',
+    '$processor.num_cpus',
+)
 
 
 class ExternalReferences(rfm.RegressionTestPlugin):
@@ -15,11 +27,16 @@ class ExternalReferences(rfm.RegressionTestPlugin):
 
     The file is looked up in ``RFM_REFERENCE_PREFIX`` when that is set (a site
     keeping its references elsewhere), otherwise in ``reference_data/`` beside
-    the directory of the concrete check.
+    the directory of the concrete check. ``reference_index`` is the ``$index``
+    that ``clusterbench references update`` writes for this test, and the
+    processor facts are kept in the run report so that update can use them.
     """
 
     #: The YAML file, relative to the reference directory.
     reference_file = variable(str)
+    reference_index = variable(typ.List[str], value=list(BASE_INDEX))
+    #: The partition's processor facts (filled in at setup; kept in reports).
+    processor_facts = variable(typ.Dict[str, object], value={})
 
     @run_after('init')
     def _use_external_references(self):
@@ -33,3 +50,14 @@ class ExternalReferences(rfm.RegressionTestPlugin):
         # must instead show as "no reference" on every figure.
         if os.path.isfile(os.path.join(prefix, path)):
             self.reference = {'$ref': path}
+
+    @run_after('setup')
+    def _record_processor_facts(self):
+        proc = self.current_partition.processor
+        self.processor_facts = {
+            'arch': proc.arch,
+            'model': proc.model,
+            'num_cpus': proc.num_cpus,
+            'num_cpus_per_core': proc.num_cpus_per_core,
+            'num_sockets': proc.num_sockets,
+        }

@@ -1,5 +1,6 @@
 """HPC Challenge (hpcc 1.5) output: the summary block and HPL's own verdict."""
 
+import os
 import re
 
 from clusterbench.errors import ClusterbenchError
@@ -142,3 +143,21 @@ def figures(summary, source='hpccoutf.txt'):
             '%',
         )
     return result
+
+
+def replay(directory, case):
+    """Figures of a stored run, verified again (``clusterbench replay``)."""
+    path = os.path.join(directory, 'hpccoutf.txt')
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as err:
+        raise HPCCParseError(f'{path}: {err.strerror}') from None
+    problem = case.get('hpl_problem') or {}
+    summary = verify(
+        text,
+        float(case['num_tasks']),
+        float(problem['n']) if 'n' in problem else None,
+        source=path,
+    )
+    return figures(summary, path)

@@ -1,0 +1,150 @@
+"""Our sparse conjugate-gradient solver (src/cgsolver), built per environment."""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (
+    parameter,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
+from reframe.core.exceptions import SanityError
+
+from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.resources import node_cores
+from clusterbench.errors import ClusterbenchError
+from clusterbench.parsers import cgsolver
+
+
+class CGSolverBuild(rfm.CompileOnlyRegressionTest):
+    """Builds ``cgsolver`` with the environment's MPI C compiler.
+
+    Used as a fixture of scope ``environment``: one build per programming
+    environment, shared by every run. A site layer sets ``sourcesdir`` to
+    the solver's sources.
+    """
+
+    build_system = 'Make'
+    build_locally = True
+
+    @run_before('compile')
+    def _use_environment_compiler(self):
+        # An out-of-tree build: objects left in the source tree never leak in.
+        self.build_system.options = [f'CC={self.current_environ.cc}', 'BUILD=build']
+        self.build_system.max_concurrency = 2
+
+    @sanity_function
+    def built(self):
+        return sn.assert_true(
+            os.path.isfile(self.executable_path),
+            msg='cgsolver was not built',
+        )
+
+    @property
+    def executable_path(self):
+        return os.path.join(self.stagedir, 'build', 'cgsolver')
+
+
+@sn.deferrable
+def _verified_result(path, exitcode, expected):
+    if exitcode:
+        raise SanityError(
+            f'cgsolver exited with code {exitcode}'
+            + (' (verification failed)' if exitcode == 2 else ' (see rfm_job.err)')
+        )
+    with open(path) as out:
+        text = out.read()
+    try:
+        return cgsolver.verify(text, source='cgsolver output', **expected)
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+@sn.deferrable
+def _figure(result, name):
+    return cgsolver.figures(result)[name][0]
+
+
+class CGSolverBase(ExternalReferences, rfm.RunOnlyRegressionTest):
+    """Runs the solver on a generated 3-D Poisson problem.
+
+    Parameters: stencil, CG variant and ranks per node (``'1'`` or ``'all'``
+    cores). The problem class is a variable (``-S problem_class=C``, or
+    ``-P problem_class:A,B,C`` to sweep). Subclasses provide the build as a
+    fixture named ``cgsolver_build`` (see :class:`CGSolverBuild`).
+    """
+
+    descr = 'Sparse CG solver (3-D Poisson), MPI'
+    valid_systems = ['*']
+    valid_prog_environs = ['+mpi']
+    reference_file = 'cgsolver.yaml'
+    reference_index = [
+        *BASE_INDEX,
+        'problem_class',
+        'stencil',
+        'variant',
+        'ranks_per_node',
+    ]
+    problem_class = variable(str, value='B')
+    stencil = parameter([7, 27])
+    variant = parameter(['classic', 'pipelined'])
+    ranks_per_node = parameter(['1', 'all'])
+    num_nodes = variable(int, value=1)
+    scaling = variable(str, value='strong')
+    precond = variable(str, value='none')
+    tolerance = variable(float, value=1e-8)
+    #: How `clusterbench replay` re-reads a stored output.
+    replay_parser = variable(str, value='clusterbench.parsers.cgsolver:replay')
+    time_limit = '30m'
+
+    @run_after('setup')
+    def _configure(self):
+        cores = node_cores(self.current_partition)
+        per_node = cores if self.ranks_per_node == 'all' else int(self.ranks_per_node)
+        self.num_tasks_per_node = per_node
+        self.num_tasks = per_node * self.num_nodes
+        self.num_cpus_per_task = 1
+        self.env_vars['OMP_NUM_THREADS'] = '1'
+        self.executable = self.cgsolver_build.executable_path
+        self.executable_opts = [
+            '--class',
+            self.problem_class,
+            '--stencil',
+            str(self.stencil),
+            '--variant',
+            self.variant,
+            '--precond',
+            self.precond,
+            '--scaling',
+            self.scaling,
+            '--tol',
+            str(self.tolerance),
+        ]
+
+    def _result(self):
+        expected = {
+            'ranks': self.num_tasks,
+            'class': self.problem_class,
+            'stencil': self.stencil,
+            'variant': self.variant,
+            'precond': self.precond,
+            'scaling': self.scaling,
+        }
+        return _verified_result(
+            os.path.join(self.stagedir, self.job.stdout), self.job.exitcode, expected
+        )
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._result())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        result = self._result()
+        self.perf_variables = {
+            name: sn.make_performance_function(_figure(result, name), unit)
+            for name, unit, _ in cgsolver.FIGURES.values()
+        }

@@ -1,0 +1,48 @@
+"""Stored history: the sessions in ReFrame's results database as a baseline."""
+
+import json
+import os
+import subprocess
+import sys
+
+from clusterbench import runreport
+from clusterbench.errors import ClusterbenchError
+
+
+def _reframe():
+    candidate = os.path.join(os.path.dirname(sys.executable), 'reframe')
+    return candidate if os.path.exists(candidate) else 'reframe'
+
+
+def sessions(query, config):
+    """The stored sessions matching *query* (ReFrame's query syntax)."""
+    if not os.path.exists(config):
+        raise ClusterbenchError(f'{config}: no such site config')
+    proc = subprocess.run(
+        [_reframe(), '-C', config, '--describe-stored-sessions', query],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode:
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        reason = lines[-1] if lines else f'exit {proc.returncode}'
+        raise ClusterbenchError(f'results database query {query!r}: {reason}')
+    try:
+        found = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise ClusterbenchError(
+            f'results database query {query!r}: ReFrame printed no JSON'
+        ) from None
+    if not found:
+        raise ClusterbenchError(f'results database query {query!r}: no session')
+    return found
+
+
+def figures(query, config):
+    """The verified figures of every stored session matching *query*."""
+    found = []
+    for session in sessions(query, config):
+        uuid = session.get('session_info', {}).get('uuid', '?')
+        figs, _ = runreport.extract(session, f'stored session {uuid}')
+        found += figs
+    return found

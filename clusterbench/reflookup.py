@@ -1,0 +1,77 @@
+"""Reference look-up outside ReFrame, with ReFrame 4.10's ``$index`` semantics."""
+
+import os
+import re
+
+import yaml
+
+from clusterbench.errors import ClusterbenchError
+
+
+def index_value(case, name):
+    if name == '$partition':
+        return f'{case["system"]}:{case["partition"]}'
+    if name == '$system':
+        return case['system']
+    if name == '$environ':
+        return case['environ']
+    if name.startswith('$processor.'):
+        return (case.get('processor_facts') or {}).get(name.split('.', 1)[1])
+    return case.get(name)
+
+
+def _lookup(level, key):
+    if key in level:
+        return level[key]
+    # Like ReFrame: a missing string key matches keys read as anchored regexes.
+    if isinstance(key, str):
+        for candidate, value in level.items():
+            if isinstance(candidate, str):
+                try:
+                    if re.match(f'^{candidate}$', key):
+                        return value
+                except re.error:
+                    continue
+    raise KeyError(key)
+
+
+def load_file(path):
+    try:
+        with open(path) as f:
+            return yaml.safe_load(f) or {}
+    except FileNotFoundError:
+        return {}
+    except yaml.YAMLError as err:
+        raise ClusterbenchError(f'{path}: YAML error: {err}') from None
+
+
+def references_for(case, directory, cache=None):
+    """{figure: (ref, lower, upper, unit)} that ReFrame would use for *case*."""
+    cache = {} if cache is None else cache
+    name = case.get('reference_file')
+    if not name:
+        return {}
+    path = os.path.join(directory, name)
+    if path not in cache:
+        cache[path] = load_file(path)
+    entry = cache[path].get(case['name'].split()[0])
+    if not isinstance(entry, dict):
+        return {}
+    index = entry.get('$index')
+    level = {k: v for k, v in entry.items() if k != '$index'}
+    try:
+        if index:
+            for subkey in index:
+                level = _lookup(level, index_value(case, subkey))
+        else:
+            level = _lookup(level, f'{case["system"]}:{case["partition"]}')
+    except (KeyError, TypeError):
+        return {}
+    if not isinstance(level, dict):
+        return {}
+    found = {}
+    for var, ref in level.items():
+        if isinstance(ref, list) and ref and ref[0] == '$xfail':
+            ref = ref[2]
+        found[var] = tuple(ref) + ((None,) if len(ref) == 3 else ())
+    return found

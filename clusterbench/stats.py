@@ -1,0 +1,65 @@
+"""Statistics for verdicts on repeated samples: a flag must be significant.
+
+A figure is flagged only when the bootstrap confidence interval of its median
+ratio (new samples against the reference value, or against the samples of a
+baseline run) lies entirely outside the tolerance band. With one sample the
+interval is the sample itself, so the verdict is exactly ReFrame's.
+"""
+
+import random
+import statistics
+
+DEFAULT_BOOTSTRAP = 2000
+DEFAULT_CONFIDENCE = 0.95
+
+
+def _percentile(sorted_values, q):
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    pos = q * (len(sorted_values) - 1)
+    low = int(pos)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
+
+
+def median_ratio_ci(
+    samples, baseline, confidence=DEFAULT_CONFIDENCE, n_boot=DEFAULT_BOOTSTRAP, seed=0
+):
+    """(low, point, high): bootstrap CI of median(samples) / baseline.
+
+    *baseline* is a number (a reference value) or a list of samples (another
+    run), in which case both sides are resampled. The seed is fixed so that a
+    verdict is reproducible.
+    """
+    if not samples:
+        raise ValueError('no samples')
+    base_samples = baseline if isinstance(baseline, (list, tuple)) else None
+    base_point = statistics.median(base_samples) if base_samples else baseline
+    if not base_point:
+        raise ValueError('baseline is zero')
+    point = statistics.median(samples) / base_point
+    if len(samples) == 1 and (base_samples is None or len(base_samples) == 1):
+        return point, point, point
+    rng = random.Random(seed)
+    n, m = len(samples), len(base_samples or ())
+    ratios = []
+    for _ in range(n_boot):
+        new = statistics.median(rng.choices(samples, k=n))
+        base = statistics.median(rng.choices(base_samples, k=m)) if m else base_point
+        ratios.append(new / base)
+    ratios.sort()
+    alpha = (1 - confidence) / 2
+    return _percentile(ratios, alpha), point, _percentile(ratios, 1 - alpha)
+
+
+def beyond_tolerance(ci, lower, upper, reference_sign=1):
+    """True when the whole interval lies outside [1+lower, 1+upper].
+
+    For a negative reference the relative band flips, as in ReFrame.
+    """
+    low_band = -float('inf') if lower is None else 1 + lower
+    high_band = float('inf') if upper is None else 1 + upper
+    if reference_sign < 0:
+        low_band, high_band = (2 - high_band, 2 - low_band)
+    low, _, high = ci
+    return high < low_band or low > high_band

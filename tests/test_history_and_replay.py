@@ -1,0 +1,114 @@
+"""History, replay and the update round trip, on sessions run for real."""
+
+import os
+import re
+
+import pytest
+import yaml
+from rfm import clusterbench, reframe
+
+pytestmark = pytest.mark.integration
+
+SMALL = (
+    '-n',
+    'HPCCCheck|CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
+    '-S',
+    'CGSolverCheck.problem_class=S',
+    '-S',
+    'HPCCCheck.hpl_n=960',
+    '-S',
+    'HPCCCheck.hpl_nb=96',
+)
+
+
+@pytest.fixture(scope='module')
+def session(tmp_path_factory):
+    prefix = tmp_path_factory.mktemp('session')
+    rc, out, report = reframe(prefix, *SMALL)
+    assert report is not None, out
+    return prefix
+
+
+def verdicts(stdout):
+    found = {}
+    for line in stdout.splitlines():
+        cells = re.split(r'\s{2,}', line.strip())
+        if len(cells) == 10 and cells[0] != 'test' and not cells[0].startswith('--'):
+            found[(cells[0], cells[2], cells[3])] = cells[9]
+    return found
+
+
+def test_update_then_replay_passes_and_tolerance_change_flags(session, tmp_path):
+    refs = tmp_path / 'refs'
+    report = str(session / 'report.json')
+    upd = clusterbench(
+        'references', 'update', '--from', report, '--directory', str(refs), '--write'
+    )
+    assert upd.returncode == 0, upd.stderr
+    replayed = clusterbench('replay', str(session), '--references', str(refs))
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    got = verdicts(replayed.stdout)
+    assert len(got) == 24 + 2 * 5
+    assert set(got.values()) == {'pass'}
+
+    # Try a tighter band on the stored data: move one reference by 20 %.
+    data = yaml.safe_load((refs / 'hpcc.yaml').read_text())
+    leaf = data['HPCCCheck']['local:default']['gnu-openmpi']
+    while 'hpl' not in leaf:
+        leaf = next(iter(leaf.values()))
+    leaf['hpl'][0] *= 1.2
+    (refs / 'hpcc.yaml').write_text(yaml.safe_dump(data))
+    replayed = clusterbench('replay', str(session), '--references', str(refs))
+    assert replayed.returncode == 1
+    got = verdicts(replayed.stdout)
+    assert got[('HPCCCheck', 'gnu-openmpi', 'hpl')] == 'FLAGGED'
+    assert got[('HPCCCheck', 'gnu-openmpi', 'dgemm_star')] == 'pass'
+
+
+def test_replay_reverifies_the_stored_output(session, tmp_path):
+    copy = tmp_path / 'copy'
+    os.system(f'cp -r {session} {copy}')
+    report = (copy / 'report.json').read_text().replace(str(session), str(copy))
+    (copy / 'report.json').write_text(report)
+    out = next(copy.glob('output/local/default/gnu-openmpi/HPCCCheck/hpccoutf.txt'))
+    out.write_text(out.read_text().replace('\nSuccess=1\n', '\nSuccess=0\n'))
+    replayed = clusterbench('replay', str(copy))
+    assert replayed.returncode == 1
+    assert 'FAILED (sanity):' in replayed.stdout and 'Success=0.0' in replayed.stdout
+
+
+def test_compare_against_stored_history(session):
+    env_db = {'RFM_SQLITE_DB_FILE': str(session / 'results.db')}
+    import subprocess
+
+    from rfm import tool
+
+    result = subprocess.run(
+        [
+            tool('clusterbench'),
+            'compare',
+            str(session / 'report.json'),
+            '--history',
+            'now-1d:now',
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_db},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    got = verdicts(result.stdout)
+    assert len(got) == 34 and set(got.values()) == {'pass'}
+    empty = subprocess.run(
+        [
+            tool('clusterbench'),
+            'compare',
+            str(session / 'report.json'),
+            '--history',
+            'now-1d:now',
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, 'RFM_SQLITE_DB_FILE': str(session / 'none.db')},
+    )
+    assert empty.returncode == 2
+    assert 'no session' in empty.stderr or 'results database' in empty.stderr
