@@ -96,3 +96,11 @@ def test_a_crashing_benchmark_records_no_figure(tmp_path):
     assert result.returncode == 1
     row = [line for line in result.stdout.splitlines() if line.startswith('HPCCCheck')]
     assert len(row) == 1 and 'FAILED (sanity): hpcc exited with code 1' in row[0]
+
+
+def test_a_missing_binary_is_named(tmp_path):
+    rc, out, report = reframe(tmp_path, *TINY, '-S', 'executable=hpcc-not-here')
+    assert rc != 0
+    case = only_case(report)
+    assert case['fail_phase'] == 'sanity'
+    assert 'hpcc not found on the nodes' in case['fail_reason']

@@ -14,6 +14,8 @@ from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import hpcc
 
 OUTPUT_FILE = 'hpccoutf.txt'
+# The shell's "command not found", which the job script's own test returns.
+MISSING_BINARY = 127
 INPUT_FILE = 'hpccinf.txt'
 
 # HPL.dat layout as hpcc 1.5 reads it; one problem, one NB, one grid.
@@ -59,6 +61,8 @@ HPL.out      output file name (if any)
 
 @sn.deferrable
 def _verified_summary(path, nprocs, n, exitcode=0):
+    if exitcode == MISSING_BINARY:
+        raise SanityError('hpcc not found on the nodes (Debian: apt-get install hpcc)')
     if exitcode:
         raise SanityError(f'hpcc exited with code {exitcode} (see rfm_job.err)')
     try:
@@ -127,6 +131,10 @@ class HPCCBase(ExternalReferences, rfm.RunOnlyRegressionTest):
             )
         self.hpl_problem = {'n': n, 'nb': self.hpl_nb, 'p': p, 'q': q}
         self.keep_files = [INPUT_FILE, OUTPUT_FILE]
+        # Checked on the node that runs the job, not where ReFrame runs.
+        self.prerun_cmds = [
+            f'command -v {self.executable} >/dev/null || exit {MISSING_BINARY}'
+        ]
 
     @run_before('run')
     def _write_input(self):
