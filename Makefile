@@ -27,6 +27,7 @@ check-c: setup
 	  CC=mpicc.mpich MPIRUN=mpiexec.hydra
 	$(MAKE) -C src/cgsolver memcheck BUILD=$(BUILD_DIR)/cgsolver-memcheck \
 	  CC=mpicc.openmpi
+	$(MAKE) -C src/mpiprof check BUILD=$(BUILD_DIR)/mpiprof
 
 lint: setup
 	$(BIN)/ruff check .

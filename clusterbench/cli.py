@@ -7,11 +7,13 @@ import sys
 from clusterbench import (
     __version__,
     history,
+    profile,
     refdata,
     refupdate,
     replay,
     runner,
     runreport,
+    sessionreport,
     verdict,
 )
 from clusterbench.errors import ClusterbenchError
@@ -44,7 +46,15 @@ def _compare(args):
     print(FORMATS[args.format](table))
     if args.format == 'table':
         print(f'\n{verdict.summary(table)}')
+        details = sessionreport.text(args.reports)
+        if details:
+            print(f'\n{details}')
     return 1 if verdict.anything_wrong(table) else 0
+
+
+def _profile(args):
+    print(profile.format_profile(profile.load(args.file)))
+    return 0
 
 
 def _check_references(args):
@@ -173,6 +183,10 @@ def parser():
         help='write the proposal (atomically); default: only show it',
     )
     upd.set_defaults(func=_update_references)
+
+    prof = sub.add_parser('profile', help='show an MPI profile (mpiprof JSON)')
+    prof.add_argument('file')
+    prof.set_defaults(func=_profile)
 
     rep = sub.add_parser(
         'replay',

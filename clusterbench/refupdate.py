@@ -96,6 +96,8 @@ def collect(report_paths):
                     group.sessions.add(session)
                     group.nodes.update(case.get('job_nodelist') or [])
                     group.facts = case.get('processor_facts') or {}
+                    if case.get('node_facts'):
+                        group.facts = {**group.facts, 'node_facts': case['node_facts']}
                     used += 1
     if not used:
         raise ClusterbenchError(

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from clusterbench import refdata, runreport, verdict
+from clusterbench import refdata, runreport, sessionreport, verdict
 from clusterbench.errors import ClusterbenchError
 
 
@@ -74,6 +74,9 @@ def run(config, checks, system, results, references, extra=(), out=sys.stdout):
     print(f'\nResults: {prefix}\n', file=out)
     print(verdict.format_table(table), file=out)
     print(f'\n{verdict.summary(table)}', file=out)
+    details = sessionreport.text([report])
+    if details:
+        print(f'\n{details}', file=out)
     return 1 if verdict.anything_wrong(table) or status else 0
 
 

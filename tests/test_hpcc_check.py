@@ -41,7 +41,7 @@ def test_hpcc_verifies_and_records_every_figure(judged_run):
     assert case['fail_phase'] == 'performance', case['fail_reason']
     assert case['num_tasks'] == max(os.cpu_count(), 2)
     values = {k.rsplit(':', 1)[1]: v for k, v in case['perfvalues'].items()}
-    assert len(values) == 24
+    assert len(values) >= 24  # + energy figures where a node exposes them
     assert all(v[0] > 0 for v in values.values())
     # ReFrame keeps a failed test's files in its stage directory.
     outdir = case['stagedir']

@@ -13,6 +13,8 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import SanityError
 
+from clusterbench.checks.instrumented import Instrumented
+from clusterbench.checks.profiling import agrees_with_cgsolver
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.errors import ClusterbenchError
@@ -68,7 +70,7 @@ def _figure(result, name):
     return cgsolver.figures(result)[name][0]
 
 
-class CGSolverBase(ExternalReferences, rfm.RunOnlyRegressionTest):
+class CGSolverBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
     """Runs the solver on a generated 3-D Poisson problem.
 
     Parameters: stencil, CG variant and ranks per node (``'1'`` or ``'all'``
@@ -139,7 +141,11 @@ class CGSolverBase(ExternalReferences, rfm.RunOnlyRegressionTest):
 
     @sanity_function
     def verified(self):
-        return sn.assert_true(self._result())
+        checks = [sn.assert_true(self._result())]
+        if self.mpi_profile:
+            # Our solver counts its own MPI calls: the profile must agree.
+            checks.append(agrees_with_cgsolver(self.mpi_profile_path, self._result()))
+        return sn.all(checks)
 
     @run_before('performance')
     def _set_perf_variables(self):

@@ -8,6 +8,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.exceptions import SanityError
 
 from clusterbench import hpl_sizing
+from clusterbench.checks.instrumented import Instrumented
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores, node_memory_bytes
 from clusterbench.errors import ClusterbenchError
@@ -81,7 +82,7 @@ def _figure(summary, name):
     return hpcc.figures(summary, OUTPUT_FILE)[name][0]
 
 
-class HPCCBase(ExternalReferences, rfm.RunOnlyRegressionTest):
+class HPCCBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
     """Runs ``hpcc`` on all cores of ``num_nodes`` nodes; records every figure.
 
     HPL's order N fills ``hpl_mem_fraction`` of the nodes' memory (set

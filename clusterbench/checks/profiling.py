@@ -1,0 +1,149 @@
+"""MPI profiling for any check: ``-S mpi_profile=1`` runs it under src/mpiprof.
+
+The plugin builds libmpiprof once per programming environment (with the
+environment's MPI C compiler; make is a no-op when it is up to date) and
+preloads it into the job (``LD_PRELOAD``), so it works for prebuilt binaries
+such as ``hpcc`` as well as for our own. The job's profile, one JSON file, is
+kept with the results; its MPI time share becomes the performance variable
+``mpi_time_share`` (%), and a digest (per-call breakdown, message-size
+histograms) goes into the run report as ``mpi_profile_summary``.
+
+It builds on demand rather than as a fixture: a ReFrame fixture is always
+instantiated, so every check would carry an extra build case even with
+profiling off.
+"""
+
+import fcntl
+import os
+import subprocess
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, run_before, variable
+from reframe.core.exceptions import ReframeError, SanityError
+
+from clusterbench import profile
+from clusterbench.errors import ClusterbenchError
+
+PROFILE_FILE = 'mpiprof.json'
+
+#: Our own sources, in a clusterbench tree (src/ beside the package).
+SOURCES = os.path.abspath(
+    os.path.join(os.path.dirname(__file__), '..', '..', 'src', 'mpiprof')
+)
+
+
+def build_library(sources, build_dir, cc, timeout=600):
+    """Build libmpiprof.so into *build_dir* with *cc*; return its path.
+
+    Concurrent callers for the same directory are serialized (file lock).
+    """
+    if not os.path.isfile(os.path.join(sources, 'Makefile')):
+        raise ReframeError(
+            f'mpiprof sources not found at {sources}; set mpiprof_sources '
+            f'or mpiprof_library'
+        )
+    os.makedirs(build_dir, exist_ok=True)
+    with open(os.path.join(build_dir, '.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            proc = subprocess.run(
+                ['make', '-C', sources, f'BUILD={build_dir}', f'CC={cc}', 'all'],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise ReframeError(
+                f'libmpiprof build with {cc} did not run: {err}'
+            ) from None
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        raise ReframeError(
+            f'libmpiprof did not build with {cc}: {lines[-1] if lines else "no output"}'
+            f' (in {build_dir})'
+        )
+    return os.path.join(build_dir, 'libmpiprof.so')
+
+
+@sn.deferrable
+def _share_percent(path):
+    try:
+        return 100.0 * profile.mpi_time_share(profile.load(path))
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+@sn.deferrable
+def agrees_with_cgsolver(path, result):
+    """Sanity: the profile's Isend/Irecv/(I)Allreduce calls and bytes equal
+    the counters that cgsolver keeps itself (``mpi_counts``)."""
+    try:
+        rows = profile.cross_check(profile.load(path), result)
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+    wrong = [
+        f'{name} solver {mine} != profile {seen}'
+        for name, mine, seen, ok in rows
+        if not ok
+    ]
+    if wrong:
+        raise SanityError('MPI profile disagrees with cgsolver: ' + '; '.join(wrong))
+    return True
+
+
+class MPIProfiling(rfm.RegressionTestPlugin):
+    """Run the check's job under the PMPI profiler when ``mpi_profile`` is on."""
+
+    #: Profile the job (off by default: ``-S mpi_profile=1`` turns it on).
+    mpi_profile = variable(bool, value=False)
+    #: A prebuilt libmpiprof.so matching the environment's MPI (skips the build).
+    mpiprof_library = variable(str, value='')
+    #: Where the library's sources are.
+    mpiprof_sources = variable(str, value=SOURCES)
+    #: Digest of the job's profile, kept in the run report.
+    mpi_profile_summary = variable(typ.Dict[str, object], value={})
+
+    @property
+    def mpi_profile_path(self):
+        return os.path.join(self.stagedir, PROFILE_FILE)
+
+    @run_after('setup', always_last=True)
+    def _preload_profiler(self):
+        if not self.mpi_profile:
+            return
+        lib = self.mpiprof_library
+        if not lib:
+            # One build per environment, shared by the session's tests.
+            env_dir = os.path.dirname(self.stagedir)
+            lib = build_library(
+                self.mpiprof_sources,
+                os.path.join(env_dir, '_mpiprof'),
+                self.current_environ.cc,
+            )
+        elif not os.path.isfile(lib):
+            raise ReframeError(f'mpiprof_library {lib}: no such file')
+        old = self.env_vars.get('LD_PRELOAD')
+        self.env_vars['LD_PRELOAD'] = f'{lib}:{old}' if old else lib
+        self.env_vars['MPIPROF_OUTPUT'] = self.mpi_profile_path
+        self.keep_files = [*self.keep_files, PROFILE_FILE]
+
+    @run_before('sanity')
+    def _read_profile(self):
+        if not self.mpi_profile:
+            return
+        try:
+            self.mpi_profile_summary = profile.summary(
+                profile.load(self.mpi_profile_path)
+            )
+        except ClusterbenchError:
+            # The performance variable reports why, if the run got that far.
+            self.mpi_profile_summary = {}
+
+    @run_before('performance', always_last=True)
+    def _add_mpi_time_share(self):
+        if self.mpi_profile:
+            self.perf_variables['mpi_time_share'] = sn.make_performance_function(
+                _share_percent(self.mpi_profile_path), '%'
+            )

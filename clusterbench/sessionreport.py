@@ -1,0 +1,58 @@
+"""What a session recorded besides its figures: MPI profiles, nodes, energy.
+
+Read from the run report's test cases (the plugins of
+:mod:`clusterbench.checks.profiling`, :mod:`~clusterbench.checks.provenance`
+and :mod:`~clusterbench.checks.energy` keep their digests there), and printed
+after the verdict table: per configuration the MPI time share, the per-call
+breakdown and the message-size histograms; each node's facts once; and once
+per node, that energy was not available and why.
+"""
+
+from clusterbench import hwinfo, profile, runreport
+
+
+def _configuration(case):
+    return (
+        f'{case["display_name"]} on {case["system"]}:{case["partition"]} '
+        f'with {case["environ"]}'
+    )
+
+
+def sections(report_paths):
+    """Text lines for the reports at *report_paths* ([] if nothing to show)."""
+    profiles, nodes, software, no_energy = [], {}, {}, {}
+    for path in report_paths:
+        for case in runreport.cases(runreport.load(path), path):
+            if case.get('fixture'):
+                continue
+            digest = case.get('mpi_profile_summary')
+            if digest:
+                profiles.append((_configuration(case), digest))
+            for host, facts in (case.get('node_facts') or {}).items():
+                if isinstance(facts, dict):
+                    nodes.setdefault(host, facts)
+                    # The software seen depends on the environment.
+                    software.setdefault(host, {}).setdefault(case['environ'], facts)
+            summary = case.get('energy_summary') or {}
+            if summary and not summary.get('available'):
+                no_energy.setdefault(summary.get('host') or '?', summary.get('reason'))
+    lines = []
+    for title, digest in profiles:
+        lines += ['', f'MPI profile: {title}', *profile.format_summary(digest)]
+    if nodes:
+        lines += ['', 'Nodes:']
+        for host, facts in sorted(nodes.items()):
+            if 'error' in facts:
+                lines.append(f'  {host}: facts unreadable: {facts["error"]}')
+                continue
+            lines += hwinfo.format_summary(facts, software=False)
+            for environ, seen in sorted(software.get(host, {}).items()):
+                if 'error' not in seen:
+                    lines.append(f'    with {environ}: {hwinfo.format_software(seen)}')
+    for host, reason in sorted(no_energy.items()):
+        lines += ['', f'Energy: not available on {host}: {reason}']
+    return lines
+
+
+def text(report_paths):
+    return '\n'.join(sections(report_paths)).strip('\n')
