@@ -11,6 +11,7 @@ from clusterbench import (
     refdata,
     refupdate,
     replay,
+    report,
     runner,
     runreport,
     sessionreport,
@@ -50,6 +51,10 @@ def _compare(args):
         if details:
             print(f'\n{details}')
     return 1 if verdict.anything_wrong(table) else 0
+
+
+def _report(args):
+    return report.run(args)
 
 
 def _profile(args):
@@ -214,6 +219,13 @@ def parser():
         help='after "--": more ReFrame options, e.g. -S hpl_n=4000',
     )
     run.set_defaults(func=_run)
+    rpt = sub.add_parser(
+        'report',
+        help='write one self-contained HTML report (plots embedded, the CSV of '
+        'every plot beside it) from run reports and/or the results database',
+    )
+    report.add_arguments(rpt)
+    rpt.set_defaults(func=_report)
     return top
 
 

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   mpich libmpich-dev
   libopenblas-dev
   hpcc netpipe-openmpi
+  chromium fonts-dejavu-core
 )
 VENV=${VENV:-.venv}
 

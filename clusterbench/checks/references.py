@@ -37,6 +37,8 @@ class ExternalReferences(rfm.RegressionTestPlugin):
     reference_index = variable(typ.List[str], value=list(BASE_INDEX))
     #: The partition's processor facts (filled in at setup; kept in reports).
     processor_facts = variable(typ.Dict[str, object], value={})
+    #: The programming environment's extras (MPI, compiler, BLAS), for reports.
+    environ_extras = variable(typ.Dict[str, object], value={})
 
     @run_after('init')
     def _use_external_references(self):
@@ -61,3 +63,4 @@ class ExternalReferences(rfm.RegressionTestPlugin):
             'num_cpus_per_core': proc.num_cpus_per_core,
             'num_sockets': proc.num_sockets,
         }
+        self.environ_extras = dict(self.current_environ.extras)

@@ -1,0 +1,92 @@
+"""``clusterbench report``: stored runs -> one self-contained HTML report.
+
+    clusterbench report REPORT... [--history QUERY] [-o results/report.html]
+
+Takes ReFrame JSON reports (or session directories of ``results/``) and/or
+sessions of ReFrame's results database, and writes one HTML file with every
+plot embedded, plus the data of every plot as CSV in ``<name>-data/`` beside
+it. See :mod:`clusterbench.report.assemble` for what is computed.
+"""
+
+import argparse
+import sys
+import time
+
+from clusterbench.errors import ClusterbenchError
+
+DEFAULT_OUTPUT = 'results/report.html'
+
+
+def parser(prog='clusterbench report'):
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description='Write a self-contained HTML report (and the CSV of every '
+        'plot) from ReFrame run reports and/or stored sessions.',
+    )
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p):
+    """The options of ``clusterbench report`` (also for the CLI's subparser)."""
+    p.add_argument(
+        'reports',
+        nargs='*',
+        metavar='REPORT',
+        help='ReFrame JSON run reports, or session directories holding report.json',
+    )
+    p.add_argument(
+        '--history',
+        metavar='QUERY',
+        help="also take the sessions of ReFrame's results database matching "
+        "QUERY, e.g. 'now-7d:now'",
+    )
+    p.add_argument(
+        '--config',
+        default='site_configs/local.py',
+        help='site config whose results database --history reads',
+    )
+    p.add_argument(
+        '-o',
+        '--output',
+        default=DEFAULT_OUTPUT,
+        help=f'the HTML file to write (default {DEFAULT_OUTPUT}); the CSVs go '
+        'to <name>-data/ beside it',
+    )
+    p.add_argument('--title', default='clusterbench benchmark report')
+    return p
+
+
+def run(args, out=sys.stdout):
+    """Build and write the report for parsed *args*; return the exit code."""
+    from clusterbench.report import assemble, render
+
+    if not args.reports and not args.history:
+        raise ClusterbenchError('nothing to report: give REPORT files or --history')
+    start = time.perf_counter()
+    runs = assemble.load_reports(args.reports)
+    if args.history:
+        runs += assemble.load_history(args.history, args.config)
+    data = assemble.assemble(runs, title=args.title)
+    html, data_dir, plots, _ = render.write(data, args.output)
+    elapsed = time.perf_counter() - start
+    print(
+        f'wrote {html} ({len(data.configs)} configuration(s), '
+        f'{len(data.benchmarks)} figure(s), {len(plots)} plot(s)) and the '
+        f'CSVs in {data_dir}/ in {elapsed:.1f} s',
+        file=out,
+    )
+    return 0
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except ClusterbenchError as err:
+        print(f'clusterbench: error: {err}', file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

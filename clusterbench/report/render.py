@@ -1,0 +1,183 @@
+"""Rendering the report: one self-contained HTML file and the CSV of every plot.
+
+The HTML comes from a Jinja2 template with autoescaping on (every string from
+the data is escaped), plots are embedded as ``data:`` URIs of matplotlib's
+SVG, and nothing refers to the network.
+"""
+
+import csv
+import io
+import math
+import os
+import tempfile
+
+import jinja2
+
+from clusterbench import verdict
+from clusterbench.report import assemble as model
+from clusterbench.report import plots as plotlib
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
+
+
+def environment():
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters['num'] = _num
+    env.filters['pct'] = _pct
+    env.filters['state_class'] = _state_class
+    env.filters['bounds'] = _bounds
+    env.filters['tolerance'] = _tolerance
+    return env
+
+
+def _num(value, digits=4):
+    if value is None:
+        return '—'
+    if isinstance(value, float) and math.isinf(value):
+        return '∞' if value > 0 else '-∞'
+    return f'{value:.{digits}g}'
+
+
+def _pct(value):
+    return '—' if value is None else f'{value * 100:.1f}%'
+
+
+def _state_class(state):
+    return {
+        verdict.PASS: 'pass',
+        verdict.FLAGGED: 'flagged',
+        verdict.NO_REFERENCE: 'noref',
+        model.FAILED: 'failed',
+        model.MISSING: 'missing',
+    }.get(state, 'missing')
+
+
+def _bounds(cell):
+    allowed = cell.allowed
+    if allowed is None:
+        return '—'
+    return f'{_num(allowed[0])} .. {_num(allowed[1])}'
+
+
+def _tolerance(cell):
+    def one(t):
+        return '—' if t is None else f'{t * 100:+.1f}%'
+
+    return f'{one(cell.lower)} / {one(cell.upper)}'
+
+
+def summary_csv(data):
+    """The summary matrix in long form: one row per configuration and figure."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator='\n')
+    writer.writerow(
+        (
+            'config',
+            'label',
+            'test',
+            'variable',
+            'value',
+            'samples',
+            'unit',
+            'verdict',
+            'reference',
+            'allowed_low',
+            'allowed_high',
+            'best',
+            'reason',
+        )
+    )
+    for bench in data.benchmarks:
+        for cell in data.row(bench):
+            low, high = cell.allowed or (None, None)
+            writer.writerow(
+                [
+                    '' if v is None else v
+                    for v in (
+                        cell.config.id,
+                        cell.config.label,
+                        bench.test,
+                        bench.variable,
+                        cell.value,
+                        len(cell.values) or None,
+                        bench.unit,
+                        cell.state,
+                        cell.reference,
+                        low if low is not None and math.isfinite(low) else None,
+                        high if high is not None and math.isfinite(high) else None,
+                        'yes' if cell.best else None,
+                        cell.reason or None,
+                    )
+                ]
+            )
+    return out.getvalue()
+
+
+def render(data, sections, data_dir):
+    """The HTML text of the report."""
+    template = environment().get_template('report.html.j2')
+    families = []
+    for family, bench, plot in sections['applications']:
+        if not families or families[-1][0] != family:
+            families.append((family, []))
+        families[-1][1].append((bench, plot))
+    groups = []
+    for bench in data.benchmarks:
+        if not groups or groups[-1][0] != bench.base:
+            groups.append((bench.base, []))
+        groups[-1][1].append(bench)
+    return template.render(
+        data=data,
+        families=families,
+        groups=groups,
+        sections=sections,
+        data_dir=data_dir,
+        hw_summary=model.hw_summary,
+        run_dates=model.run_dates,
+        states=(
+            verdict.PASS,
+            verdict.FLAGGED,
+            verdict.NO_REFERENCE,
+            model.FAILED,
+            model.MISSING,
+        ),
+    )
+
+
+def write(data, output):
+    """Write the report to *output* and its CSVs beside it; return the paths."""
+    output = os.path.abspath(output)
+    folder = os.path.dirname(output)
+    stem = os.path.splitext(os.path.basename(output))[0]
+    data_dir_name = f'{stem}-data'
+    data_dir = os.path.join(folder, data_dir_name)
+    os.makedirs(data_dir, exist_ok=True)
+    sections, plots = plotlib.make_all(data)
+    html = render(data, sections, data_dir_name)
+    written = []
+    for plot in plots:
+        written.append(_atomic(os.path.join(data_dir, plot.csv_name), plot.csv_text))
+    written.append(_atomic(os.path.join(data_dir, 'summary.csv'), summary_csv(data)))
+    _atomic(output, html)
+    return output, data_dir, plots, written
+
+
+def _atomic(path, text):
+    folder = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.tmp-', suffix='.part')
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
