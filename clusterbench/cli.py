@@ -15,6 +15,7 @@ from clusterbench import (
     runner,
     runreport,
     sessionreport,
+    spackenv,
     verdict,
 )
 from clusterbench.errors import ClusterbenchError
@@ -192,6 +193,12 @@ def parser():
     prof = sub.add_parser('profile', help='show an MPI profile (mpiprof JSON)')
     prof.add_argument('file')
     prof.set_defaults(func=_profile)
+
+    envs = sub.add_parser(
+        'spack-envs', help='validate spack_envs/ and every spack.lock (no Spack needed)'
+    )
+    envs.add_argument('directory', nargs='?', default='spack_envs')
+    envs.set_defaults(func=lambda args: spackenv.main([args.directory]))
 
     rep = sub.add_parser(
         'replay',

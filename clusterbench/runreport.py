@@ -6,6 +6,9 @@ from typing import Optional
 
 from clusterbench.errors import ClusterbenchError
 
+#: The phase recorded for a test case that was skipped with a reason.
+SKIPPED = 'skipped'
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -89,6 +92,11 @@ def extract(data, path):
         run_index = case.get('run_index') or 0
         phase = case.get('fail_phase')
         # A failed sanity check (or anything before it) leaves no figure.
+        if case.get('result') == 'skip':
+            # A skip is a stated reason (no NPB tree, no Spack), not a failure.
+            reason = _one_line(case.get('fail_reason'))
+            failures.append(Failure(*ident, SKIPPED, reason, run_index))
+            continue
         if case.get('result') not in ('pass', 'xfail') and phase != 'performance':
             reason = _one_line(case.get('fail_reason'))
             # ReFrame prefixes the phase ("sanity error: ..."); the row names it.

@@ -15,6 +15,7 @@ PASS = 'pass'
 FLAGGED = 'FLAGGED'
 NO_REFERENCE = 'no reference'
 FAILED = 'FAILED'
+SKIPPED = 'skipped'
 
 
 def bounds(reference, lower, upper):
@@ -157,6 +158,10 @@ def rows(judged, failures):
             )
         )
     for fail in failures:
+        if fail.phase == SKIPPED:
+            text = f'{SKIPPED}: {fail.reason}'
+        else:
+            text = f'{FAILED} ({fail.phase}): {fail.reason}'
         table.append(
             (
                 fail.test,
@@ -168,7 +173,7 @@ def rows(judged, failures):
                 '-',
                 '-',
                 '-',
-                f'{FAILED} ({fail.phase}): {fail.reason}',
+                text,
             )
         )
     return table
@@ -206,12 +211,17 @@ def format_json(table):
 
 
 def _kind(verdict):
-    return FAILED if verdict.startswith(FAILED) else verdict
+    for kind in (FAILED, SKIPPED):
+        if verdict.startswith(kind):
+            return kind
+    return verdict
 
 
 def summary(table):
     counts = Counter(_kind(row[-1]) for row in table)
-    return ', '.join(f'{counts[k]} {k}' for k in (PASS, FLAGGED, NO_REFERENCE, FAILED))
+    kinds = (PASS, FLAGGED, NO_REFERENCE, FAILED)
+    text = ', '.join(f'{counts[k]} {k}' for k in kinds)
+    return text + (f', {counts[SKIPPED]} {SKIPPED}' if counts[SKIPPED] else '')
 
 
 def anything_wrong(table):

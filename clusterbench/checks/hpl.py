@@ -1,0 +1,152 @@
+"""HPL (``xhpl``) built by Spack from the partition's environment."""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (
+    parameter,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
+from reframe.core.exceptions import SanityError
+
+from clusterbench import hpl_sizing
+from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
+from clusterbench.errors import ClusterbenchError
+from clusterbench.parsers import hpl
+
+INPUT_FILE = 'HPL.dat'
+
+# HPL 2.3's input; results go to stdout (device 6). One N, one NB, one grid.
+_HPL_DAT = """\
+HPLinpack benchmark input file (written by clusterbench)
+clusterbench
+HPL.out      output file name (if any)
+6            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+{n}          Ns
+1            # of NBs
+{nb}         NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+{p}          Ps
+{q}          Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+"""
+
+
+def hpl_dat(problem):
+    """The HPL.dat of one problem ``{'n', 'nb', 'p', 'q'}``."""
+    return _HPL_DAT.format(**problem)
+
+
+@sn.deferrable
+def _verified_tests(path, exitcode, n, nprocs):
+    if exitcode:
+        raise SanityError(f'xhpl exited with code {exitcode} (see rfm_job.err)')
+    with open(path) as out:
+        text = out.read()
+    try:
+        return hpl.verify(text, source='xhpl output', n=n, nprocs=nprocs)
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+@sn.deferrable
+def _figure(tests, name):
+    return hpl.figures(tests)[name][0]
+
+
+class HPLBase(SpackBuilt, ExternalReferences, rfm.RegressionTest):
+    """HPL on all cores of ``num_nodes`` nodes, built by Spack.
+
+    The MPI flavour, compiler and BLAS are parameters (each combination runs
+    in the programming environment that declares it, with its own
+    references). N fills ``hpl_mem_fraction`` of the nodes' memory (or is
+    ``hpl_n``); the grid is the most nearly square one. A figure is recorded
+    only when every test passed HPL's scaled-residual check and N and P x Q
+    are the ones requested. HPL has no offline provider of its own: offline,
+    HPCCCheck (Debian's hpcc) runs HPL.
+    """
+
+    descr = 'HPL built by Spack from the partition environment'
+    valid_systems = ['*']
+    spack_package = 'hpl'
+    spack_executable = 'xhpl'
+    reference_file = 'hpl.yaml'
+    reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'blas']
+    mpi = parameter(MPI_FLAVOURS)
+    blas = parameter(BLAS_PROVIDERS)
+    num_nodes = variable(int, value=1)
+    hpl_mem_fraction = variable(float, value=0.035)
+    hpl_nb = variable(int, value=192)
+    hpl_n = variable(int, value=0)
+    hpl_problem = variable(dict, value={})
+    time_limit = '1h'
+
+    @run_after('setup')
+    def _size_job(self):
+        cores = node_cores(self.current_partition)
+        self.num_tasks_per_node = cores
+        self.num_tasks = cores * self.num_nodes
+        self.num_cpus_per_task = 1
+        self.env_vars['OMP_NUM_THREADS'] = '1'
+        self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
+        p, q = hpl_sizing.process_grid(self.num_tasks)
+        if self.hpl_n:
+            n = self.hpl_n
+        else:
+            memory = node_memory_bytes(self.current_partition) * self.num_nodes
+            n = hpl_sizing.problem_size(
+                memory, self.hpl_mem_fraction, self.hpl_nb, self.num_tasks
+            )
+        self.hpl_problem = {'n': n, 'nb': self.hpl_nb, 'p': p, 'q': q}
+        self.keep_files = [*self.keep_files, INPUT_FILE]
+
+    @run_before('run')
+    def _write_input(self):
+        with open(os.path.join(self.stagedir, INPUT_FILE), 'w') as inp:
+            inp.write(hpl_dat(self.hpl_problem))
+
+    def _tests(self):
+        return _verified_tests(
+            os.path.join(self.stagedir, self.job.stdout),
+            self.job.exitcode,
+            self.hpl_problem['n'],
+            self.num_tasks,
+        )
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._tests())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        tests = self._tests()
+        self.perf_variables = {
+            'hpl': sn.make_performance_function(_figure(tests, 'hpl'), 'GFlop/s'),
+            'hpl_time': sn.make_performance_function(_figure(tests, 'hpl_time'), 's'),
+        }

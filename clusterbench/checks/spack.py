@@ -1,0 +1,224 @@
+"""Build a check's benchmark through ReFrame's Spack build system.
+
+:class:`SpackBuilt` is a mixin for any ``rfm.RegressionTest`` whose benchmark
+is a Spack package. With ``-S build_mode=spack`` the benchmark is built from
+the committed environment of the partition's programming environment
+(``spack_envs/``, see :mod:`clusterbench.spackenv`):
+
+- which environment: the partition's ``extras['spack_env']`` (a path relative
+  to the project, or a mapping from programming environment to path), else
+  ``spack_envs/<system>/<partition>-<environ>/``, else
+  ``spack_envs/<system>/<partition>/``;
+- which spec: the root of that environment's ``spack.lock`` that builds the
+  check's ``spack_package`` with the test's ``mpi``, ``compiler`` and ``blas``
+  parameters; the build runs ``spack -e <env> install <spec>``, which installs
+  exactly what the lock pins for that root (a lock that disagrees with its
+  spack.yaml is refused before building), and the run loads it with
+  ``spack -e <env> load --sh <spec>``;
+- the whole ``spack_envs/`` tree is copied into the stage (includes are
+  relative), the environment's ``spack.lock`` and ``spack.yaml`` are kept
+  with the outputs, and after the build the staged lock must still pin the
+  same root hash as the committed one;
+- loggable variables: ``spack_env``, ``spack_spec``, ``spack_root_hash``,
+  ``spack_lock_sha256``, ``build_provider``.
+
+Without ``spack`` on ``PATH`` (or ``$CLUSTERBENCH_SPACK``, the path of a
+``spack`` executable), a check that has an offline provider falls back to it
+and says so in one line; one that has none is skipped with one line. With the
+default ``build_mode=offline`` a check without an offline provider is not
+generated at all: it belongs to Spack sessions only.
+
+A check using the mixin sets ``spack_package`` and ``spack_executable``, may
+declare parameters ``mpi`` and ``blas`` (``compiler`` comes with the mixin),
+and implements :meth:`SpackBuilt.offline_build` if it has an offline
+provider.
+"""
+
+import os
+import shutil
+
+import reframe as rfm
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import parameter, run_after, run_before, variable
+from reframe.core.exceptions import ReframeError
+from reframe.core.logging import getlogger
+
+from clusterbench import spackenv
+
+BUILD_MODES = ('offline', 'spack')
+#: MPI flavours a check may be built against (a partition offers a subset).
+MPI_FLAVOURS = ('openmpi', 'mvapich', 'mpich')
+COMPILERS = ('gcc',)
+BLAS_PROVIDERS = ('openblas',)
+
+
+def find_spack():
+    """The ``spack`` executable: ``$CLUSTERBENCH_SPACK``, else ``PATH``; or None.
+
+    ReFrame's build scripts call ``spack`` by name, so ``$CLUSTERBENCH_SPACK``
+    must name an executable called ``spack`` (its directory goes first on the
+    test's ``PATH``).
+    """
+    declared = os.environ.get('CLUSTERBENCH_SPACK')
+    if declared:
+        if os.path.basename(declared) != 'spack' or not os.access(declared, os.X_OK):
+            raise ReframeError(
+                f'CLUSTERBENCH_SPACK={declared}: not an executable named spack'
+            )
+        return declared
+    return shutil.which('spack')
+
+
+class SpackBuilt(rfm.RegressionTestPlugin):
+    #: ``offline`` (the default: the offline providers) or ``spack``.
+    build_mode = variable(str, value='offline')
+    #: Extra options of ``spack install`` (e.g. ``--fake``).
+    spack_install_opts = variable(typ.List[str], value=[])
+    #: The Spack package that provides the benchmark (set by the check).
+    spack_package = variable(str)
+    #: The benchmark's executable once the package is loaded.
+    spack_executable = variable(str)
+    #: What the offline provider is, for the fallback message ('' if none).
+    offline_provider = variable(str, value='')
+    #: The spack_envs/ tree ('': the one beside the check's directory, as
+    #: reference_data/ is).
+    spack_envs_root = variable(str, value='')
+    #: The compiler (the programming environment's ``extras.compiler``).
+    compiler = parameter(COMPILERS)
+
+    # Recorded at setup; loggable, and kept in the run report.
+    build_provider = variable(str, value='')
+    spack_env = variable(str, value='')
+    spack_spec = variable(str, value='')
+    spack_root_hash = variable(str, value='')
+    spack_lock_sha256 = variable(str, value='')
+
+    @run_after('init')
+    def _select_stack(self):
+        if self.build_mode not in BUILD_MODES:
+            raise ReframeError(
+                f'{self.name}: build_mode={self.build_mode!r}: use one of '
+                f'{", ".join(BUILD_MODES)}'
+            )
+        # The stack is the test's parameters: run only where the programming
+        # environment declares it (its extras), each with its own references.
+        wanted = [f'%compiler={self.compiler}']
+        if getattr(self, 'mpi', None):
+            wanted = ['+mpi', f'%mpi={self.mpi}', *wanted]
+        if getattr(self, 'blas', None):
+            wanted.append(f'%blas={self.blas}')
+        self.valid_prog_environs = [' '.join(wanted)]
+        if self.build_mode == 'offline' and not self.offline_provider:
+            # Nothing to build offline: this check exists in Spack sessions.
+            self.valid_systems = []
+
+    def offline_build(self):
+        """Set up the build from the offline provider (checks that have one)."""
+        raise ReframeError(f'{self.name}: no offline provider')
+
+    @run_after('setup')
+    def _choose_build(self):
+        if self.build_mode == 'offline':
+            self.build_provider = 'offline'
+            self.offline_build()
+            return
+        spack = find_spack()
+        if spack is None:
+            if not self.offline_provider:
+                self.skip(
+                    f'spack not on PATH (nor $CLUSTERBENCH_SPACK): '
+                    f'{self.spack_package} is built only through Spack'
+                )
+            getlogger().warning(
+                f'{self.display_name}: spack not on PATH (nor $CLUSTERBENCH_SPACK): '
+                f'falling back to the offline provider, {self.offline_provider}'
+            )
+            self.build_provider = 'offline (spack not on PATH)'
+            self.offline_build()
+            return
+        self._spack_build(spack)
+
+    def _spack_build(self, spack):
+        part, environ = self.current_partition, self.current_environ
+        root = os.path.abspath(
+            self.spack_envs_root or os.path.join(self.prefix, '..', 'spack_envs')
+        )
+        project = os.path.dirname(root)
+        env_dir = spackenv.environment_for(
+            part.fullname.split(':')[0],
+            part.name,
+            environ.name,
+            part.extras,
+            root,
+            project,
+        )
+        if env_dir is None:
+            raise ReframeError(
+                f'{part.fullname} {environ.name}: no Spack environment (expected '
+                f'spack_envs/{part.fullname.split(":")[0]}/{part.name}-'
+                f'{environ.name}/spack.yaml or extras.spack_env)'
+            )
+        if os.path.commonpath([env_dir, root]) != root:
+            raise ReframeError(f'{env_dir}: a Spack environment must be under {root}')
+        try:
+            # A lock that no longer matches its spack.yaml would make Spack
+            # concretize anew in the stage: refuse it before building.
+            problems = spackenv.lock_problems(spackenv.load(env_dir))
+            if problems:
+                more = f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''
+                raise spackenv.SpackEnvError(problems[0] + more)
+            lock = spackenv.load_lock(env_dir)
+            spec, root_hash = spackenv.find_root(
+                lock,
+                self.spack_package,
+                mpi=getattr(self, 'mpi', None),
+                compiler=self.compiler,
+                blas=getattr(self, 'blas', None),
+            )
+        except spackenv.SpackEnvError as err:
+            raise ReframeError(str(err)) from None
+        rel = os.path.relpath(env_dir, root)
+        self.sourcesdir = root
+        self.build_system = 'Spack'
+        self.build_system.environment = rel
+        # No `spack add`: it would append the spec to the staged spack.yaml
+        # although the matrix already has it. `spack install <spec>` installs
+        # that root of the lock (and nothing else); it is loaded at run time.
+        self.build_system.specs = []
+        self.build_system.install_opts = [*self.spack_install_opts, spec]
+        self.prerun_cmds = [
+            f'eval `spack -e {rel} load --sh {spec}`',
+            *self.prerun_cmds,
+        ]
+        if os.environ.get('CLUSTERBENCH_SPACK'):
+            bindir = os.path.dirname(os.path.abspath(spack))
+            self.env_vars['PATH'] = f'{bindir}:$PATH'
+        self.executable = self.spack_executable
+        self.keep_files = [
+            *self.keep_files,
+            os.path.join(rel, spackenv.LOCKFILE),
+            os.path.join(rel, spackenv.MANIFEST),
+        ]
+        self.build_provider = 'spack'
+        self.spack_env = os.path.relpath(env_dir, project)
+        self.spack_spec = spec
+        self.spack_root_hash = root_hash
+        self.spack_lock_sha256 = lock.sha256
+
+    @run_before('run')
+    def _same_lock_after_build(self):
+        if self.build_provider != 'spack':
+            return
+        staged = os.path.join(self.stagedir, self.build_system.environment)
+        try:
+            lock = spackenv.load_lock(staged)
+        except spackenv.SpackEnvError as err:
+            raise ReframeError(f'after the Spack build: {err}') from None
+        hashes = [r['hash'] for r in lock.roots if r['spec'] == self.spack_spec]
+        if hashes != [self.spack_root_hash]:
+            raise ReframeError(
+                f'{self.spack_env}/spack.lock: the build concretized '
+                f'{self.spack_spec!r} to {hashes}, the committed lock pins '
+                f'{self.spack_root_hash}: re-concretize and commit the lock'
+            )
+        self.spack_lock_sha256 = lock.sha256

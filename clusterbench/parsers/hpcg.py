@@ -1,0 +1,69 @@
+"""HPCG 3.1's summary file (``HPCG-Benchmark_3.1_<date>.txt``): key=value lines."""
+
+import re
+
+from clusterbench.errors import ClusterbenchError
+
+_FINAL = re.compile(
+    r'^Final Summary::HPCG result is (VALID|INVALID) '
+    r'with a GFLOP/s rating of=\s*(\S+)\s*$',
+    re.M,
+)
+_CHECKS = (
+    'Spectral Convergence Tests::Result',
+    "Departure from Symmetry |x'Ay-y'Ax|/(2*||x||*||A||*||y||)/epsilon::Result",
+    'Iteration Count Information::Result',
+    'Reproducibility Information::Result',
+)
+
+
+class HPCGParseError(ClusterbenchError):
+    """Not a complete HPCG summary of a VALID run."""
+
+
+def parse(text):
+    """The summary's ``key=value`` lines as a dict (the last of a repeated key)."""
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition('=')
+        if sep:
+            values[key.strip()] = value.strip()
+    return values
+
+
+def verify(text, source='HPCG summary', nprocs=None):
+    """Return the summary of a run HPCG itself rated VALID.
+
+    Every verification and validation test must have PASSED and the final
+    line must say VALID; *nprocs*, when given, must be the process count.
+    """
+    final = _FINAL.search(text)
+    if not final:
+        raise HPCGParseError(f'{source}: no final rating line (run cut short?)')
+    if final.group(1) != 'VALID':
+        raise HPCGParseError(f'{source}: HPCG result is {final.group(1)}')
+    values = parse(text)
+    for key in _CHECKS:
+        if values.get(key) != 'PASSED':
+            raise HPCGParseError(f'{source}: {key}={values.get(key, "missing")}')
+    procs = values.get('Machine Summary::Distributed Processes')
+    if nprocs is not None and procs != str(nprocs):
+        raise HPCGParseError(f'{source}: {procs} processes ran, {nprocs} requested')
+    return values
+
+
+FIGURES = {
+    'hpcg': ('Final Summary::HPCG result is VALID with a GFLOP/s rating of', 'GFlop/s'),
+    'hpcg_bandwidth': ('GB/s Summary::Raw Total B/W', 'GB/s'),
+    'hpcg_time': ('Benchmark Time Summary::Total', 's'),
+}
+
+
+def figures(values, source='HPCG summary'):
+    out = {}
+    for name, (key, unit) in FIGURES.items():
+        try:
+            out[name] = (float(values[key]), unit)
+        except (KeyError, ValueError):
+            raise HPCGParseError(f'{source}: no numeric {key!r}') from None
+    return out

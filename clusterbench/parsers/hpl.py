@@ -1,0 +1,79 @@
+"""Output of HPL (``xhpl`` 2.x, or the HPL section of HPC Challenge).
+
+HPL prints one result line per problem (``WR11C2R4  N  NB  P  Q  Time  Gflops``)
+followed by its scaled-residual check (``... PASSED``/``FAILED``), and a final
+count of tests that passed and failed. A figure is trusted only when every
+test passed its residual check.
+"""
+
+import re
+
+from clusterbench.errors import ClusterbenchError
+
+_RESULT = re.compile(
+    r'^(W[RC]\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.eE+-]+)\s+([\d.eE+-]+)\s*$',
+    re.M,
+)
+_RESIDUAL = re.compile(r'^\|\|Ax-b\|\|.*=\s*([\d.eE+-]+)\s+\.+\s+(PASSED|FAILED)', re.M)
+_PASSED = re.compile(r'^\s*(\d+) tests completed and passed residual checks', re.M)
+_FAILED = re.compile(r'^\s*(\d+) tests completed and failed residual checks', re.M)
+_SECTION = re.compile(
+    r'^Begin of HPL section\.$(.*?)^End of HPL section\.$', re.M | re.S
+)
+
+
+class HPLParseError(ClusterbenchError):
+    """Not a complete HPL output whose every test passed its residual check."""
+
+
+def verify(text, source='HPL output', n=None, nprocs=None):
+    """Return the tests of a run whose residual checks all passed.
+
+    Each test is ``{'variant', 'n', 'nb', 'p', 'q', 'time', 'gflops',
+    'residual'}``. *n* and *nprocs* (P x Q), when given, must be what ran.
+    """
+    section = _SECTION.search(text)
+    if section:
+        text = section.group(1)
+    results = _RESULT.findall(text)
+    residuals = _RESIDUAL.findall(text)
+    passed, failed = _PASSED.search(text), _FAILED.search(text)
+    if not results:
+        raise HPLParseError(f'{source}: no HPL result line (T/V N NB P Q Time Gflops)')
+    if failed and int(failed.group(1)) or any(v == 'FAILED' for _, v in residuals):
+        raise HPLParseError(f'{source}: residual check FAILED')
+    if not passed or len(residuals) != len(results):
+        raise HPLParseError(f'{source}: residual check missing (run cut short?)')
+    if int(passed.group(1)) != len(results):
+        raise HPLParseError(
+            f'{source}: {passed.group(1)} tests passed, {len(results)} ran'
+        )
+    tests = [
+        {
+            'variant': variant,
+            'n': int(nn),
+            'nb': int(nb),
+            'p': int(p),
+            'q': int(q),
+            'time': float(time),
+            'gflops': float(gflops),
+            'residual': float(residual),
+        }
+        for (variant, nn, nb, p, q, time, gflops), (residual, _) in zip(
+            results, residuals
+        )
+    ]
+    for test in tests:
+        if n is not None and test['n'] != n:
+            raise HPLParseError(f'{source}: N={test["n"]}, {n} requested')
+        if nprocs is not None and test['p'] * test['q'] != nprocs:
+            raise HPLParseError(
+                f'{source}: P x Q = {test["p"]} x {test["q"]}, {nprocs} ranks requested'
+            )
+    return tests
+
+
+def figures(tests):
+    """The best test's rate and time."""
+    best = max(tests, key=lambda t: t['gflops'])
+    return {'hpl': (best['gflops'], 'GFlop/s'), 'hpl_time': (best['time'], 's')}

@@ -1,0 +1,53 @@
+"""Output of the official STREAM (stream.c 5.10): rates and its own validation."""
+
+import re
+
+from clusterbench.errors import ClusterbenchError
+
+KERNELS = ('copy', 'scale', 'add', 'triad')
+_RATE = re.compile(
+    r'^(Copy|Scale|Add|Triad):\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$', re.M
+)
+_VALIDATES = re.compile(r'^Solution Validates', re.M)
+_ARRAY = re.compile(r'^Array size = (\d+) \(elements\)', re.M)
+_THREADS = re.compile(r'^Number of Threads counted = (\d+)', re.M)
+
+
+class StreamParseError(ClusterbenchError):
+    """Not a complete, validated STREAM output."""
+
+
+def verify(text, source='STREAM output', threads=None):
+    """Return ``{'array_size', 'threads', 'copy', ...}`` (MB/s) of a validated run.
+
+    STREAM checks its own arrays after the timed loops and prints
+    ``Solution Validates``; without that line (or with a failure message) no
+    rate is trusted. *threads*, when given, must be the count STREAM saw.
+    """
+    if not _VALIDATES.search(text):
+        failed = re.search(r'^Failed Validation.*$', text, re.M)
+        raise StreamParseError(
+            f'{source}: '
+            + (failed.group(0).strip() if failed else "no 'Solution Validates' line")
+        )
+    rates = {name.lower(): float(best) for name, best, *_ in _RATE.findall(text)}
+    missing = [k for k in KERNELS if k not in rates]
+    if missing:
+        raise StreamParseError(f'{source}: no rate for {", ".join(missing)}')
+    array = _ARRAY.search(text)
+    counted = _THREADS.search(text)
+    result = {
+        'array_size': int(array.group(1)) if array else None,
+        'threads': int(counted.group(1)) if counted else 1,
+        **rates,
+    }
+    if threads is not None and result['threads'] != threads:
+        raise StreamParseError(
+            f'{source}: {result["threads"]} threads counted, {threads} requested'
+        )
+    return result
+
+
+def figures(result):
+    """Figures in GB/s (STREAM prints MB/s, 10^6 bytes)."""
+    return {f'stream_{k}': (result[k] / 1000.0, 'GB/s') for k in KERNELS}
