@@ -19,45 +19,19 @@ OUTPUT_FILE = 'hpccoutf.txt'
 MISSING_BINARY = 127
 INPUT_FILE = 'hpccinf.txt'
 
-# HPL.dat layout as hpcc 1.5 reads it; one problem, one NB, one grid.
-_HPCCINF = """\
-HPLinpack benchmark input file (written by clusterbench)
-clusterbench
-HPL.out      output file name (if any)
-8            device out (6=stdout,7=stderr,file)
-1            # of problems sizes (N)
-{n}          Ns
-1            # of NBs
-{nb}         NBs
-0            PMAP process mapping (0=Row-,1=Column-major)
-1            # of process grids (P x Q)
-{p}          Ps
-{q}          Qs
-16.0         threshold
-1            # of panel fact
-2            PFACTs (0=left, 1=Crout, 2=Right)
-1            # of recursive stopping criterium
-4            NBMINs (>= 1)
-1            # of panels in recursion
-2            NDIVs
-1            # of recursive panel fact.
-1            RFACTs (0=left, 1=Crout, 2=Right)
-1            # of broadcast
-1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
-1            # of lookahead depth
-1            DEPTHs (>=0)
-2            SWAP (0=bin-exch,1=long,2=mix)
-64           swapping threshold
-0            L1 in (0=transposed,1=no-transposed) form
-0            U  in (0=transposed,1=no-transposed) form
-1            Equilibration (0=no,1=yes)
-8            memory alignment in double (> 0)
+# hpcc 1.5 reads HPL.dat's lines (results to its own file), then PTRANS's.
+_PTRANS = """\
 ##### This line (no. 32) is ignored (it serves as a separator). ######
 0            Number of additional problem sizes for PTRANS
 1200         values of N
 0            number of additional blocking sizes for PTRANS
 40           values of NB
 """
+
+
+def hpccinf(problem):
+    """The hpccinf.txt of one HPL problem ``{'n', 'nb', 'p', 'q'}``."""
+    return hpl_sizing.hpl_dat(problem, device=8) + _PTRANS
 
 
 @sn.deferrable
@@ -140,7 +114,7 @@ class HPCCBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
     @run_before('run')
     def _write_input(self):
         with open(os.path.join(self.stagedir, INPUT_FILE), 'w') as inp:
-            inp.write(_HPCCINF.format(**self.hpl_problem))
+            inp.write(hpccinf(self.hpl_problem))
 
     @sanity_function
     def verified(self):
