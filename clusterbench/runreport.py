@@ -94,7 +94,8 @@ def extract(data, path):
         # A failed sanity check (or anything before it) leaves no figure.
         if case.get('result') == 'skip':
             # A skip is a stated reason (no NPB tree, no Spack), not a failure.
-            reason = _one_line(case.get('fail_reason'))
+            # ReFrame's report drops the skip message; our checks keep it.
+            reason = _one_line(case.get('skip_reason') or case.get('fail_reason'))
             failures.append(Failure(*ident, SKIPPED, reason, run_index))
             continue
         if case.get('result') not in ('pass', 'xfail') and phase != 'performance':

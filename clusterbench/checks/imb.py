@@ -1,0 +1,169 @@
+"""Intel MPI Benchmarks (IMB-MPI1) from an installed prefix, Spack view or module.
+
+Two runs of IMB-MPI1: the point-to-point set PingPong, PingPing, Sendrecv,
+Exchange on two ranks (``placement`` inter/intra), and the collectives Bcast,
+Reduce, Allreduce, Alltoall, Barrier over the whole allocation (``num_nodes``
+nodes, one rank per core; ``-npmin`` keeps IMB to that one process count).
+``imb_benchmarks`` narrows either set (``-S IMBCollectiveCheck.imb_benchmarks=
+Allreduce,Barrier``).
+Sizes: 0, then 2**``imb_min_log2`` .. 2**``imb_max_log2`` bytes (``-msglog``;
+4 MiB point-to-point, 1 MiB collectives).
+
+Statistic (IMB's own): per size, the mean over ``#repetitions`` (IMB's
+choice unless ``imb_iterations`` sets ``-iter``); PingPong and PingPing time
+half the round trip; Sendrecv and Exchange use ``t_max`` (the slowest rank),
+from which IMB computes their bandwidth; collectives use ``t_avg`` (the mean
+over ranks of each rank's mean, comparable with OSU's average latency).
+
+Figures, named ``<benchmark>_<figure>``: ``pingpong_latency_0B``,
+``pingpong_latency_8B``, ``pingpong_bandwidth_1MiB``,
+``pingpong_bandwidth_peak``, ``pingpong_n_half`` (the same for pingping,
+sendrecv, exchange), ``allreduce_latency_8B`` / ``_1KiB`` / ``_1MiB`` (bcast,
+reduce, alltoall), ``barrier_latency``. Inter-node runs on a partition that
+declares its link's peak also get ``pingpong_link_efficiency`` and
+``sendrecv_link_efficiency_bidir``.
+"""
+
+import os
+
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.exceptions import ReframeError
+
+from clusterbench import curves
+from clusterbench.checks.comm import (
+    CollectiveBase,
+    InstalledSuite,
+    PointToPointBase,
+    verified_output,
+)
+from clusterbench.checks.references import BASE_INDEX
+from clusterbench.parsers import imb
+
+EXECUTABLE = 'IMB-MPI1'
+POINT_TO_POINT = ('PingPong', 'PingPing', 'Sendrecv', 'Exchange')
+COLLECTIVES = ('Bcast', 'Reduce', 'Allreduce', 'Alltoall', 'Barrier')
+
+#: Benchmark -> the time column its latency figures read.
+_TIME = {'PingPong': 'latency', 'PingPing': 'latency'}
+_TIME.update(dict.fromkeys(('Sendrecv', 'Exchange'), 't_max'))
+
+STATISTIC = (
+    'IMB: per size, the mean over #repetitions ({iterations}); PingPong/PingPing '
+    'time half the round trip; Sendrecv/Exchange t_max (slowest rank, the time '
+    'IMB derives their bandwidth from); collectives t_avg (mean over ranks)'
+)
+
+
+class IMBMixin(InstalledSuite):
+    """Where IMB-MPI1 is and how it is run."""
+
+    suite = 'imb'
+    suite_title = 'Intel MPI Benchmarks (IMB-MPI1)'
+    suite_subdirs = ('src_cpp',)
+    #: Install prefix of IMB (also CLUSTERBENCH_IMB_PREFIX).
+    imb_prefix = variable(str, value='')
+    imb_min_log2 = variable(int, value=0)
+    #: Fixed repetitions per size (-iter); 0: IMB's own choice.
+    imb_iterations = variable(int, value=0)
+
+    def imb_configure(self, benchmarks, max_log2, known):
+        unknown = [b for b in benchmarks if b not in known]
+        if unknown or not benchmarks:
+            raise ReframeError(
+                f'imb_benchmarks: {", ".join(unknown) or "none given"}; '
+                f'choose from {", ".join(known)}'
+            )
+        opts = [*benchmarks, '-msglog', f'{self.imb_min_log2}:{max_log2}']
+        opts += ['-npmin', str(self.num_tasks)]
+        if self.imb_iterations:
+            opts += ['-iter', str(self.imb_iterations)]
+        self.executable_opts = opts
+        its = f'-iter {self.imb_iterations}' if self.imb_iterations else "IMB's choice"
+        self.statistic = STATISTIC.format(iterations=its)
+
+    def imb_curves(self, benchmarks, max_log2):
+        def verify(text, source):
+            return imb.verify(text, benchmarks, self.num_tasks, 1 << max_log2, source)
+
+        path = os.path.join(self.stagedir, self.job.stdout)
+        return verified_output(verify, path, self.job.exitcode, EXECUTABLE)
+
+
+class IMBPointToPointBase(IMBMixin, PointToPointBase):
+    """PingPong, PingPing, Sendrecv, Exchange between nodes or within one."""
+
+    descr = 'IMB-MPI1 point-to-point: PingPong, PingPing, Sendrecv, Exchange'
+    valid_prog_environs = ['+mpi']
+    reference_file = 'imb.yaml'
+    reference_index = [*BASE_INDEX, 'placement']
+    imb_benchmarks = variable(typ.List[str], value=list(POINT_TO_POINT))
+    imb_max_log2 = variable(int, value=22)
+
+    @run_after('setup')
+    def _configure(self):
+        self.executable = self.locate(EXECUTABLE)
+        self.place_pairs(1)
+        self.imb_configure(self.imb_benchmarks, self.imb_max_log2, POINT_TO_POINT)
+
+    def _curves(self):
+        return self.imb_curves(self.imb_benchmarks, self.imb_max_log2)
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._curves())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        found = sn.evaluate(self._curves())
+        figures = {}
+        for name, curve in found.items():
+            prefix = f'{name.lower()}_'
+            figures.update(curves.latency_figures(curve, _TIME[name], prefix))
+            figures.update(curves.bandwidth_figures(curve, 'bandwidth', prefix))
+        for name, bidir in (('pingpong', False), ('sendrecv', True)):
+            measured = figures.get(f'{name}_bandwidth_peak', (None,))[0]
+            suffix = '_bidir' if bidir else ''
+            self.efficiency(figures, f'{name}_link_efficiency{suffix}', measured, bidir)
+        self.record(figures, list(found.values()))
+
+
+class IMBCollectiveBase(IMBMixin, CollectiveBase):
+    """Bcast, Reduce, Allreduce, Alltoall, Barrier on every core of the allocation."""
+
+    descr = 'IMB-MPI1 collectives: Bcast, Reduce, Allreduce, Alltoall, Barrier'
+    valid_prog_environs = ['+mpi']
+    reference_file = 'imb.yaml'
+    reference_index = [*BASE_INDEX, 'num_nodes']
+    imb_benchmarks = variable(typ.List[str], value=list(COLLECTIVES))
+    imb_max_log2 = variable(int, value=20)
+
+    @run_after('setup')
+    def _configure(self):
+        self.executable = self.locate(EXECUTABLE)
+        self.place_all()
+        self.imb_configure(self.imb_benchmarks, self.imb_max_log2, COLLECTIVES)
+        self.efficiency_note = 'collectives: no link efficiency'
+
+    def _curves(self):
+        return self.imb_curves(self.imb_benchmarks, self.imb_max_log2)
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._curves())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        found = sn.evaluate(self._curves())
+        figures = {}
+        for name, curve in found.items():
+            if curve.sizes == (0,):
+                figures[f'{name.lower()}_latency'] = (curve.values('t_avg')[0], 'us')
+                continue
+            figures.update(
+                curves.latency_figures(
+                    curve, 't_avg', f'{name.lower()}_', curves.COLLECTIVE_SIZES
+                )
+            )
+        self.record(figures, list(found.values()))

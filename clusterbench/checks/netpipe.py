@@ -1,0 +1,137 @@
+"""NetPIPE (Debian's ``netpipe-openmpi``, ``NPopenmpi``): a whole ping-pong curve.
+
+Two ranks exchange messages from 1 byte up to ``netpipe_upper`` bytes,
+NetPIPE's sizes (every power of two and the midpoints between them, plus
+±``netpipe_perturbation`` bytes around each). Modes: ``pingpong`` (NetPIPE's
+default: latency and one-way bandwidth) and ``bidir`` (``-2 -a``: both ranks
+send at once; the bandwidth counts both directions).
+
+Statistic (NetPIPE's own): for each size, the lowest time of three trials,
+each the mean over its repetitions (NetPIPE picks the count for about 0.25 s a
+trial unless ``netpipe_repeats`` fixes it); ping-pong time is half the round
+trip. Figures: ``latency_1B``, ``latency_8B`` (ping-pong), ``bandwidth_1MiB``
+(if the sweep reaches it), ``bandwidth_peak`` and ``n_half``; MB/s are 10**6
+bytes/s. Inter-node runs on a partition that declares its link's peak also
+get ``link_efficiency`` (ping-pong) or ``link_efficiency_bidir``.
+"""
+
+import os
+
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (
+    parameter,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
+from reframe.core.exceptions import ReframeError, SanityError
+
+from clusterbench import curves
+from clusterbench.checks.comm import PointToPointBase
+from clusterbench.checks.references import BASE_INDEX
+from clusterbench.errors import ClusterbenchError
+from clusterbench.parsers import netpipe
+
+OUTPUT_FILE = 'np.out'
+
+
+@sn.deferrable
+def _verified_curve(stagedir, job, upper, bidirectional):
+    if job.exitcode:
+        raise SanityError(f'NetPIPE exited with code {job.exitcode} (see rfm_job.err)')
+    try:
+        with open(os.path.join(stagedir, OUTPUT_FILE)) as out:
+            text = out.read()
+    except OSError as err:
+        raise SanityError(f'{OUTPUT_FILE} not written: {err.strerror}') from None
+    transcript = ''
+    for name in (job.stdout, job.stderr):
+        with open(os.path.join(stagedir, name)) as out:
+            transcript += out.read()
+    try:
+        return netpipe.verify(text, transcript, upper, bidirectional, OUTPUT_FILE)
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+class NetPIPEBase(PointToPointBase):
+    """NetPIPE between two ranks; environments with feature ``netpipe``."""
+
+    descr = 'NetPIPE: ping-pong and bidirectional curves between two ranks'
+    valid_prog_environs = ['+netpipe']
+    reference_file = 'netpipe.yaml'
+    reference_index = [*BASE_INDEX, 'mode', 'placement']
+    mode = parameter(['pingpong', 'bidir'])
+    #: NetPIPE's MPI binary (Debian: NPopenmpi; a NetPIPE build: NPmpi).
+    netpipe_executable = variable(str, value='NPopenmpi')
+    #: Largest message (-u), a power of two: NetPIPE measures each power of two.
+    netpipe_upper = variable(int, value=4 << 20)
+    #: Extra sizes ±N bytes around each point (-p); NetPIPE's default is 3,
+    #: which triples the run time; the figures are read at powers of two.
+    netpipe_perturbation = variable(int, value=0)
+    #: Fixed repetitions per trial (-n); 0: NetPIPE's own (~0.25 s a trial).
+    netpipe_repeats = variable(int, value=0)
+    #: Invalidate the cache between transfers (-I).
+    netpipe_invalidate_cache = variable(bool, value=False)
+    time_limit = '20m'
+
+    @run_after('setup')
+    def _configure(self):
+        upper = self.netpipe_upper
+        if upper < 2 or upper & (upper - 1):
+            raise ReframeError(
+                f'netpipe_upper={upper}: must be a power of two (the sweep is '
+                f'checked to reach it)'
+            )
+        self.place_pairs(1)
+        self.executable = self.netpipe_executable
+        opts = [
+            '-o',
+            OUTPUT_FILE,
+            '-u',
+            str(upper),
+            '-p',
+            str(self.netpipe_perturbation),
+        ]
+        if self.netpipe_repeats:
+            opts += ['-n', str(self.netpipe_repeats)]
+        if self.netpipe_invalidate_cache:
+            opts += ['-I']
+        if self.mode == 'bidir':
+            # Both ranks send at once; -a pre-posts receives, without which
+            # large messages deadlock (NetPIPE's own advice).
+            opts += ['-2', '-a']
+        self.executable_opts = opts
+        self.keep_files = [OUTPUT_FILE]
+        repeats = (
+            f'{self.netpipe_repeats} repetitions'
+            if self.netpipe_repeats
+            else 'repetitions chosen for ~0.25 s'
+        )
+        time = 'half the round trip' if self.mode == 'pingpong' else 'one exchange'
+        self.statistic = (
+            f'NetPIPE: per size, the lowest of 3 trials of the mean over '
+            f'{repeats}; time is {time}'
+        )
+
+    def _curve(self):
+        return _verified_curve(
+            self.stagedir, self.job, self.netpipe_upper, self.mode == 'bidir'
+        )
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._curve())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        curve = sn.evaluate(self._curve())
+        figures = {}
+        if self.mode == 'pingpong':
+            figures.update(curves.latency_figures(curve, 'latency'))
+        figures.update(curves.bandwidth_figures(curve, 'bandwidth'))
+        bidir = self.mode == 'bidir'
+        name = 'link_efficiency_bidir' if bidir else 'link_efficiency'
+        self.efficiency(figures, name, figures['bandwidth_peak'][0], bidir)
+        self.record(figures, [curve])

@@ -1,0 +1,192 @@
+"""OSU Micro-Benchmarks 7.x from an installed prefix, Spack view or module.
+
+Point-to-point (``benchmark`` x ``placement``): osu_latency, osu_bw,
+osu_bibw and osu_mbw_mr (``pairs`` pairs of ranks, one side on each node;
+``-P pairs:1,2,4`` sweeps it). Collectives over the whole allocation
+(``num_nodes`` nodes, one rank per core): osu_allreduce, osu_bcast,
+osu_barrier. Sizes are OSU's doubling sweep from ``osu_min_size`` to
+``osu_max_size`` (4 MiB point-to-point, 1 MiB collectives, OSU's defaults).
+
+Statistic (OSU's own): every latency is the mean over the timed iterations
+after the warm-up (osu_latency: half the round trip; collectives: the mean
+over ranks of each rank's mean); bandwidth and message rate are measured over
+windows of back-to-back messages. ``osu_iterations``/``osu_warmup`` set
+``-i``/``-x`` (0: OSU's defaults); ``osu_validate`` adds OSU's data
+validation (``-c``), which must pass on every size.
+
+Figures: osu_latency ``latency_1B``, ``latency_8B``; osu_bw, osu_bibw,
+osu_mbw_mr ``bandwidth_1MiB``, ``bandwidth_peak``, ``n_half`` (and
+osu_mbw_mr ``message_rate_1B``, ``message_rate_8B``); collectives
+``latency_8B``, ``latency_1KiB``, ``latency_1MiB`` (osu_barrier ``latency``).
+Inter-node runs on a partition that declares its link's peak also get
+``link_efficiency`` (osu_bw, osu_mbw_mr) or ``link_efficiency_bidir``
+(osu_bibw).
+"""
+
+import os
+
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (
+    parameter,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
+
+from clusterbench import curves
+from clusterbench.checks.comm import (
+    CollectiveBase,
+    InstalledSuite,
+    PointToPointBase,
+    verified_output,
+)
+from clusterbench.checks.references import BASE_INDEX
+from clusterbench.parsers import osu
+
+_MPI = 'libexec/osu-micro-benchmarks/mpi'
+SUBDIRS = (
+    f'{_MPI}/pt2pt',
+    f'{_MPI}/pt2pt/standard',
+    f'{_MPI}/collective',
+    f'{_MPI}/collective/blocking',
+    'c/mpi/pt2pt/standard',
+    'c/mpi/collective/blocking',
+    'mpi/pt2pt',
+    'mpi/collective',
+)
+
+STATISTIC = (
+    'OSU: per size, the mean over the timed iterations after warm-up '
+    '({iterations}); latency is half the round trip (osu_latency) or the mean '
+    "over ranks of each rank's mean (collectives); bandwidth over windows of "
+    'back-to-back messages'
+)
+
+
+class OSUMixin(InstalledSuite):
+    """Where OSU is and how it is run."""
+
+    suite = 'osu'
+    suite_title = 'OSU Micro-Benchmarks'
+    suite_subdirs = SUBDIRS
+    #: Install prefix of OSU (also CLUSTERBENCH_OSU_PREFIX).
+    osu_prefix = variable(str, value='')
+    osu_min_size = variable(int, value=1)
+    osu_iterations = variable(int, value=0)
+    osu_warmup = variable(int, value=0)
+    osu_validate = variable(bool, value=False)
+
+    def osu_options(self, max_size):
+        opts = ['-m', f'{self.osu_min_size}:{max_size}']
+        if self.osu_iterations:
+            opts += ['-i', str(self.osu_iterations)]
+        if self.osu_warmup:
+            opts += ['-x', str(self.osu_warmup)]
+        if self.osu_validate:
+            opts += ['-c']
+        return opts
+
+    def osu_statistic(self):
+        its = (
+            f'-i {self.osu_iterations}'
+            if self.osu_iterations
+            else "OSU's default count"
+        )
+        return STATISTIC.format(iterations=its)
+
+    def osu_curve(self, max_size, pairs=None):
+        def verify(text, source):
+            return osu.verify(
+                text, self.benchmark, self.osu_min_size, max_size, pairs, source
+            )
+
+        path = os.path.join(self.stagedir, self.job.stdout)
+        return verified_output(verify, path, self.job.exitcode, self.benchmark)
+
+
+class OSUPointToPointBase(OSUMixin, PointToPointBase):
+    """osu_latency, osu_bw, osu_bibw, osu_mbw_mr between nodes or within one."""
+
+    descr = 'OSU point-to-point: latency, bandwidth, bidirectional, message rate'
+    valid_prog_environs = ['+mpi']
+    reference_file = 'osu.yaml'
+    reference_index = [*BASE_INDEX, 'benchmark', 'placement', 'pairs']
+    benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
+    #: Pairs of ranks for osu_mbw_mr (the others always run one pair).
+    pairs = variable(int, value=1)
+    osu_max_size = variable(int, value=4 << 20)
+
+    @run_after('setup')
+    def _configure(self):
+        self.executable = self.locate(self.benchmark)
+        if self.benchmark != 'osu_mbw_mr':
+            self.pairs = 1
+        self.place_pairs(self.pairs)
+        self.executable_opts = self.osu_options(self.osu_max_size)
+        self.statistic = self.osu_statistic()
+
+    def _curve(self):
+        pairs = self.pairs if self.benchmark == 'osu_mbw_mr' else None
+        return self.osu_curve(self.osu_max_size, pairs)
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._curve())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        curve = sn.evaluate(self._curve())
+        if self.benchmark == 'osu_latency':
+            figures = curves.latency_figures(curve, 'latency')
+        else:
+            figures = curves.bandwidth_figures(curve, 'bandwidth')
+        if self.benchmark == 'osu_mbw_mr':
+            figures.update(curves.rate_figures(curve, 'message_rate'))
+        if self.benchmark == 'osu_latency':
+            self.efficiency_note = 'osu_latency: no bandwidth, no efficiency'
+        else:
+            bidir = self.benchmark == 'osu_bibw'
+            name = 'link_efficiency_bidir' if bidir else 'link_efficiency'
+            self.efficiency(figures, name, figures['bandwidth_peak'][0], bidir)
+        self.record(figures, [curve])
+
+
+class OSUCollectiveBase(OSUMixin, CollectiveBase):
+    """osu_allreduce, osu_bcast, osu_barrier on every core of the allocation."""
+
+    descr = 'OSU collectives: allreduce, broadcast, barrier latency'
+    valid_prog_environs = ['+mpi']
+    reference_file = 'osu.yaml'
+    reference_index = [*BASE_INDEX, 'benchmark', 'num_nodes']
+    benchmark = parameter(['osu_allreduce', 'osu_bcast', 'osu_barrier'])
+    osu_max_size = variable(int, value=1 << 20)
+
+    @run_after('setup')
+    def _configure(self):
+        self.executable = self.locate(self.benchmark)
+        self.place_all()
+        if self.benchmark == 'osu_barrier':
+            self.executable_opts = self.osu_options(self.osu_max_size)[2:]
+        else:
+            self.executable_opts = self.osu_options(self.osu_max_size)
+        self.statistic = self.osu_statistic()
+        self.efficiency_note = 'collective: no link efficiency'
+
+    def _curve(self):
+        return self.osu_curve(self.osu_max_size)
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._curve())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        curve = sn.evaluate(self._curve())
+        if curve.sizes == (0,):
+            figures = {'latency': (curve.values('latency')[0], 'us')}
+        else:
+            figures = curves.latency_figures(
+                curve, 'latency', sizes=curves.COLLECTIVE_SIZES
+            )
+        self.record(figures, [curve])
