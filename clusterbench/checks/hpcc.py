@@ -8,9 +8,10 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.exceptions import SanityError
 
 from clusterbench import hpl_sizing
+from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.instrumented import Instrumented
 from clusterbench.checks.references import ExternalReferences
-from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.resources import node_cores
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import hpcc
 
@@ -56,7 +57,7 @@ def _figure(summary, name):
     return hpcc.figures(summary, OUTPUT_FILE)[name][0]
 
 
-class HPCCBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
+class HPCCBase(HPLProblem, Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
     """Runs ``hpcc`` on all cores of ``num_nodes`` nodes; records every figure.
 
     HPL's order N fills ``hpl_mem_fraction`` of the nodes' memory (set
@@ -73,15 +74,6 @@ class HPCCBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
     executable = 'hpcc'
     reference_file = 'hpcc.yaml'
     num_nodes = variable(int, value=1)
-    #: Fraction of the nodes' memory HPL's matrix may use. The default keeps
-    #: the default suite short yet N large enough for HPL to reach >85% of
-    #: DGEMM; acceptance runs use 0.5-0.8.
-    hpl_mem_fraction = variable(float, value=0.035)
-    hpl_nb = variable(int, value=192)
-    #: Force HPL's N (0: size from memory).
-    hpl_n = variable(int, value=0)
-    #: The HPL problem actually run (N, NB, P, Q); kept in the run report.
-    hpl_problem = variable(dict, value={})
     #: How `clusterbench replay` re-reads a stored output.
     replay_parser = variable(str, value='clusterbench.parsers.hpcc:replay')
     time_limit = '1h'
@@ -96,15 +88,7 @@ class HPCCBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
         # One rank per core: threaded BLAS would oversubscribe the cores.
         self.env_vars['OMP_NUM_THREADS'] = '1'
         self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
-        p, q = hpl_sizing.process_grid(self.num_tasks)
-        if self.hpl_n:
-            n = self.hpl_n
-        else:
-            memory = node_memory_bytes(self.current_partition) * self.num_nodes
-            n = hpl_sizing.problem_size(
-                memory, self.hpl_mem_fraction, self.hpl_nb, self.num_tasks
-            )
-        self.hpl_problem = {'n': n, 'nb': self.hpl_nb, 'p': p, 'q': q}
+        self.size_hpl_problem()
         self.keep_files = [INPUT_FILE, OUTPUT_FILE]
         # Checked on the node that runs the job, not where ReFrame runs.
         self.prerun_cmds = [

@@ -14,8 +14,9 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import SanityError
 
 from clusterbench import hpl_sizing
+from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
-from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import hpl
@@ -45,7 +46,7 @@ def _figure(tests, name):
     return hpl.figures(tests)[name][0]
 
 
-class HPLBase(SpackBuilt, ExternalReferences, rfm.RegressionTest):
+class HPLBase(HPLProblem, SpackBuilt, ExternalReferences, rfm.RegressionTest):
     """HPL on all cores of ``num_nodes`` nodes, built by Spack.
 
     The MPI flavour, compiler and BLAS are parameters (each combination runs
@@ -66,10 +67,6 @@ class HPLBase(SpackBuilt, ExternalReferences, rfm.RegressionTest):
     mpi = parameter(MPI_FLAVOURS)
     blas = parameter(BLAS_PROVIDERS)
     num_nodes = variable(int, value=1)
-    hpl_mem_fraction = variable(float, value=0.035)
-    hpl_nb = variable(int, value=192)
-    hpl_n = variable(int, value=0)
-    hpl_problem = variable(dict, value={})
     time_limit = '1h'
 
     @run_after('setup')
@@ -80,15 +77,7 @@ class HPLBase(SpackBuilt, ExternalReferences, rfm.RegressionTest):
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = '1'
         self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
-        p, q = hpl_sizing.process_grid(self.num_tasks)
-        if self.hpl_n:
-            n = self.hpl_n
-        else:
-            memory = node_memory_bytes(self.current_partition) * self.num_nodes
-            n = hpl_sizing.problem_size(
-                memory, self.hpl_mem_fraction, self.hpl_nb, self.num_tasks
-            )
-        self.hpl_problem = {'n': n, 'nb': self.hpl_nb, 'p': p, 'q': q}
+        self.size_hpl_problem()
         self.keep_files = [*self.keep_files, INPUT_FILE]
 
     @run_before('run')
