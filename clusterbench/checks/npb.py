@@ -1,0 +1,505 @@
+"""NAS Parallel Benchmarks 3.x, MPI version: BT CG EP FT IS LU MG SP, class C.
+
+NPB is not shipped with the harness; a site provides it in one of three ways
+(ReFrame variables, set for the whole session with ``-S``):
+
+* ``npb_source``: an unpacked NPB3.4-MPI (or NPB3.3-MPI) release. The build
+  fixture copies it, writes ``config/make.def`` from the programming
+  environment and runs ``make <bench> CLASS=<class>`` (3.3: ``NPROCS=``), once
+  per benchmark, class and environment;
+* ``npb_prefix`` (a directory, or its ``bin/``) or ``npb_module`` (a module
+  that puts them on PATH): installed ``<bench>.<class>.x`` (3.4 naming) or
+  ``<bench>.<class>.<nprocs>`` (3.3 naming);
+* Spack: with a ``spack`` command on PATH and the partition's environment
+  (``npb_spack_env``, else ``spack_envs/<system>/<partition>-<environ>/``),
+  ReFrame's Spack build system installs ``npb implementation=mpi`` there and
+  the concretized ``spack.lock`` is kept with the results.
+
+Without any of them every test is skipped with one line that says so. A
+process count NPB would refuse, or a run that cannot fit the partition's
+memory, is skipped with the reason (see :mod:`clusterbench.npb_rules`).
+"""
+
+import glob
+import math
+import os
+import re
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (
+    parameter,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
+from reframe.core.exceptions import ReframeError, SanityError
+
+from clusterbench import npb_makedef, npb_rules, spackenv
+from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.spack import find_spack
+from clusterbench.errors import ClusterbenchError
+from clusterbench.parsers import npb
+
+MAKEDEF_FILE = 'make.def.clusterbench'
+
+#: The one line of a test skipped because no NPB is provided.
+NOT_PROVIDED = (
+    'NPB not provided: give -S npb_source=<unpacked NPB3.4-MPI tree>, '
+    '-S npb_prefix=<directory with {exe}>, -S npb_module=<module>, or put spack '
+    'on PATH with a Spack environment in {spack_env}'
+)
+
+
+def provider(source='', prefix='', module='', spack_env='', spack_cmd=None):
+    """How NPB is provided: 'source', 'prefix', 'module', 'spack' or ``None``.
+
+    An explicit source tree, prefix or module wins over Spack, which is used
+    only when a ``spack`` command and the environment (a ``spack.yaml``) exist.
+    """
+    if source:
+        return 'source'
+    if prefix:
+        return 'prefix'
+    if module:
+        return 'module'
+    if (
+        spack_cmd
+        and spack_env
+        and os.path.isfile(os.path.join(spack_env, 'spack.yaml'))
+    ):
+        return 'spack'
+    return None
+
+
+def installed_binary(prefix, benchmark, npb_class, nprocs):
+    """The installed executable for this run in *prefix* (or its ``bin/``).
+
+    3.4 naming (``bt.C.x``) first, then 3.3 naming (``bt.C.4``); ``None`` if
+    neither is there.
+    """
+    names = [
+        npb_makedef.executable_name(benchmark, npb_class),
+        npb_makedef.executable_name(benchmark, npb_class, nprocs),
+    ]
+    for directory in (prefix, os.path.join(prefix, 'bin')):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+    return None
+
+
+def default_spack_spec(benchmark, npb_class):
+    """The npb spec that builds one benchmark and class."""
+    return f'npb implementation=mpi names={benchmark} classes={npb_class}'
+
+
+def spack_npb_spec(env_dir, mpi=None, compiler=None, benchmark='', npb_class=''):
+    """The spec of npb to build in the Spack environment *env_dir*.
+
+    The environment's own npb root when it has one (from its ``spack.lock``
+    when concretized, so that ``spack add`` is a no-op and the lock decides),
+    else :func:`default_spack_spec`.
+    """
+    if os.path.isfile(os.path.join(env_dir, spackenv.LOCKFILE)):
+        lock = spackenv.load_lock(env_dir)
+        if any(lock.node(r['hash'])['name'] == 'npb' for r in lock.roots):
+            return spackenv.find_root(lock, 'npb', mpi=mpi, compiler=compiler)[0]
+    for spec in spackenv.load(env_dir).specs:
+        if re.match(r'npb(?:[@\s]|$)', spec):
+            return spec
+    return default_spack_spec(benchmark, npb_class)
+
+
+def _resolve_on_path(names, where):
+    """Shell lines that set ``npb_exe`` to the first of *names* on PATH."""
+    lookups = ' || '.join(f'command -v {n}' for n in names)
+    return [
+        f'npb_exe=$({lookups}) || {{ echo "{where} provides none of '
+        f'{" ".join(names)} on PATH" >&2; exit 3; }}'
+    ]
+
+
+class _NPBVariables(rfm.RegressionTestPlugin):
+    """The variables the build fixture and the run share: set them with -S.
+
+    ``-S name=value`` reaches the fixture and the run alike; a class set for
+    one test only (``-S NPBCheck.npb_class=...``) or swept with ``-P`` does not
+    reach the build of a source tree or Spack, and such a run is skipped with
+    that reason (``-P npb_ranks:...`` works with 3.4 and installed binaries).
+    """
+
+    #: NPB problem class: S W A B C D E (F with 3.4).
+    npb_class = variable(str, value=npb_rules.DEFAULT_CLASS)
+    #: Processes; 0: the largest valid count not above the nodes' cores.
+    npb_ranks = variable(int, value=0)
+    num_nodes = variable(int, value=1)
+    #: An unpacked NPB3.4-MPI (or NPB3.3-MPI) release.
+    npb_source = variable(str, value='')
+    #: A directory (or its bin/) with installed NPB executables.
+    npb_prefix = variable(str, value='')
+    #: A module that puts NPB executables on PATH.
+    npb_module = variable(str, value='')
+    #: The Spack environment to build npb in (default: the partition's).
+    npb_spack_env = variable(str, value='')
+    #: Compiler flags of a source build (gfortran >= 10 gets the flags NPB
+    #: needs added to the Fortran ones).
+    npb_fflags = variable(str, value='-O3')
+    npb_cflags = variable(str, value='-O3')
+
+    def _npb_cores(self):
+        return node_cores(self.current_partition) * self.num_nodes
+
+    def _npb_ranks(self, benchmark):
+        if self.npb_ranks:
+            return self.npb_ranks
+        return npb_rules.default_ranks(benchmark, self.npb_class, self._npb_cores())
+
+    def _npb_spack_root(self):
+        return os.path.abspath(os.path.join(self.prefix, '..', 'spack_envs'))
+
+    def _npb_spack_env(self):
+        """The Spack environment directory to build in, or ``None``."""
+        if self.npb_spack_env:
+            path = os.path.abspath(self.npb_spack_env)
+            return path if os.path.isfile(os.path.join(path, 'spack.yaml')) else None
+        part = self.current_partition
+        root = self._npb_spack_root()
+        return spackenv.environment_for(
+            part.fullname.split(':')[0],
+            part.name,
+            self.current_environ.name,
+            part.extras,
+            root,
+            os.path.dirname(root),
+        )
+
+    def _npb_provider(self):
+        return provider(
+            self.npb_source,
+            self.npb_prefix,
+            self.npb_module,
+            self._npb_spack_env(),
+            find_spack(),
+        )
+
+    def _npb_not_provided(self, benchmark):
+        part = self.current_partition
+        return NOT_PROVIDED.format(
+            exe=npb_makedef.executable_name(benchmark, self.npb_class),
+            spack_env=os.path.join(
+                'spack_envs',
+                part.fullname.split(':')[0],
+                f'{part.name}-{self.current_environ.name}',
+            ),
+        )
+
+
+class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
+    """Provides one NPB benchmark for one class in one environment.
+
+    Used as a fixture of scope ``environment`` by :class:`NPBBase`, which it
+    parameterizes by ``benchmark``. Builds from ``npb_source`` or with Spack;
+    for installed binaries it only checks that the class is there. A
+    concrete check declares a subclass in its ``reframe_checks/`` file, so
+    that the default Spack environments are found beside it.
+    """
+
+    benchmark = parameter(list(npb_rules.BENCHMARKS))
+    #: How NPB is provided here: source, prefix, module or spack.
+    provided_by = variable(str, value='')
+    #: The source tree's NPB version (source builds).
+    npb_version = variable(str, value='')
+    #: Process count compiled in (3.3 source builds), else 0.
+    built_ranks = variable(int, value=0)
+    #: The one class built ('' when the binaries have every class: installed
+    #: ones, or a Spack environment's own npb root).
+    class_built = variable(str, value='')
+    #: The built executable (source builds).
+    binary = variable(str, value='')
+    #: Extra options of ``spack install`` (e.g. ``--fake``).
+    npb_spack_install_opts = variable(str, value='')
+    #: The npb spec built with Spack, and the staged environment.
+    spack_spec = variable(str, value='')
+    spack_env_dir = variable(str, value='')
+
+    @run_after('setup')
+    def _choose_provider(self):
+        self.skip_if(
+            npb_rules.class_problem(self.benchmark, self.npb_class),
+            npb_rules.class_problem(self.benchmark, self.npb_class),
+        )
+        provided_by = self._npb_provider()
+        self.skip_if(provided_by is None, self._npb_not_provided(self.benchmark))
+        self.provided_by = provided_by
+        counts = npb_rules.valid_counts(self.benchmark, self.npb_class, 1024)
+        if counts:
+            reason = npb_rules.memory_problem(
+                self.benchmark,
+                self.npb_class,
+                counts[0],
+                node_memory_bytes(self.current_partition),
+                self.num_nodes,
+            )
+            self.skip_if(reason, reason)
+        getattr(self, f'_setup_{provided_by}')()
+
+    def _setup_source(self):
+        try:
+            tree = npb_makedef.inspect_tree(self.npb_source)
+        except ClusterbenchError as err:
+            raise ReframeError(str(err)) from None
+        self.npb_version = tree.version
+        self.class_built = self.npb_class
+        ranks = self._npb_ranks(self.benchmark) or 1
+        if tree.nprocs_at_compile_time:
+            self.built_ranks = ranks
+        self.sourcesdir = tree.path
+        self.build_system = 'CustomBuild'
+        self.build_system.commands = npb_makedef.build_commands(
+            tree, self.benchmark, self.npb_class, ranks, MAKEDEF_FILE
+        )
+        exe = tree.executable(self.benchmark, self.npb_class, ranks)
+        self.binary = os.path.join(self.stagedir, 'bin', exe)
+        self._tree = tree
+        self.keep_files = [npb_makedef.MAKEDEF]
+
+    def _setup_prefix(self):
+        pattern = f'{self.benchmark}.{self.npb_class}.*'
+        found = sorted(
+            glob.glob(os.path.join(self.npb_prefix, pattern))
+            + glob.glob(os.path.join(self.npb_prefix, 'bin', pattern))
+        )
+        self.skip_if(
+            not found,
+            f'npb_prefix {self.npb_prefix} has no {pattern} (nor in its bin/)',
+        )
+        self.sourcesdir = None
+        self.build_system = 'CustomBuild'
+        self.build_system.commands = ['ls -l ' + ' '.join(found)]
+
+    def _setup_module(self):
+        self.sourcesdir = None
+        self.modules = [self.npb_module]
+        self.build_system = 'CustomBuild'
+        self.build_system.commands = ['true']
+
+    def _setup_spack(self):
+        env_dir = self._npb_spack_env()
+        root = self._npb_spack_root()
+        extras = self.current_environ.extras
+        try:
+            self.spack_spec = spack_npb_spec(
+                env_dir,
+                mpi=extras.get('mpi'),
+                compiler=extras.get('compiler'),
+                benchmark=self.benchmark,
+                npb_class=self.npb_class,
+            )
+        except spackenv.SpackEnvError as err:
+            raise ReframeError(str(err)) from None
+        # Includes are relative: stage the whole tree when the environment is
+        # one of the project's.
+        if os.path.commonpath([env_dir, root]) == root:
+            self.sourcesdir, rel = root, os.path.relpath(env_dir, root)
+        else:
+            self.sourcesdir, rel = env_dir, '.'
+        if self.spack_spec == default_spack_spec(self.benchmark, self.npb_class):
+            self.class_built = self.npb_class
+        self.build_system = 'Spack'
+        self.build_system.environment = rel
+        self.build_system.specs = [self.spack_spec]
+        self.build_system.emit_load_cmds = False
+        self.build_system.install_opts = self.npb_spack_install_opts.split()
+        self.spack_env_dir = os.path.normpath(os.path.join(self.stagedir, rel))
+        self.keep_files = [
+            os.path.normpath(os.path.join(rel, spackenv.LOCKFILE)),
+            os.path.normpath(os.path.join(rel, spackenv.MANIFEST)),
+        ]
+        spack = find_spack()
+        if os.environ.get('CLUSTERBENCH_SPACK'):
+            self.env_vars['PATH'] = f'{os.path.dirname(spack)}:$PATH'
+
+    @run_before('compile')
+    def _write_makedef(self):
+        if self.provided_by != 'source':
+            return
+        env = self.current_environ
+        tree = self._tree
+        if not env.ftn or not env.cc:
+            raise ReframeError(
+                f'environment {env.name}: no MPI Fortran (ftn) or C (cc) compiler '
+                f'declared; NPB needs both'
+            )
+        try:
+            gfortran = npb_makedef.gfortran_major(env.ftn)
+        except ClusterbenchError:
+            # Not on PATH here (loaded by a module in the build job): plain flags.
+            gfortran = None
+        large = tree.nprocs_at_compile_time and self.npb_class in 'CDEF'
+        text = npb_makedef.makedef(
+            tree,
+            fc=env.ftn,
+            cc=env.cc,
+            fflags=npb_makedef.fortran_flags(
+                self.npb_fflags, gfortran, tree.legacy_boz, large
+            ),
+            cflags=self.npb_cflags,
+            origin=f'clusterbench for {env.name}',
+        )
+        os.makedirs(self.stagedir, exist_ok=True)
+        with open(os.path.join(self.stagedir, MAKEDEF_FILE), 'w') as f:
+            f.write(text)
+
+    @sanity_function
+    def provided(self):
+        if self.provided_by == 'source':
+            return sn.assert_true(
+                os.path.isfile(self.binary),
+                msg=f'make did not produce {os.path.basename(self.binary)}',
+            )
+        return sn.assert_true(True)
+
+    def run_commands(self, benchmark, npb_class, nprocs):
+        """(prerun_cmds, executable) for a run of these binaries."""
+        names = [
+            npb_makedef.executable_name(benchmark, npb_class),
+            npb_makedef.executable_name(benchmark, npb_class, nprocs),
+        ]
+        if self.provided_by == 'source':
+            return [], self.binary
+        if self.provided_by == 'prefix':
+            found = installed_binary(self.npb_prefix, benchmark, npb_class, nprocs)
+            return [], found
+        if self.provided_by == 'module':
+            return _resolve_on_path(names, f'module {self.npb_module}'), '"$npb_exe"'
+        pre = []
+        if os.environ.get('CLUSTERBENCH_SPACK'):
+            pre.append(f'export PATH={os.path.dirname(find_spack())}:$PATH')
+        pre.append(
+            f'eval "$(spack -e {self.spack_env_dir} load --sh {self.spack_spec})"'
+        )
+        where = f'Spack environment {self.spack_env_dir}'
+        return [*pre, *_resolve_on_path(names, where)], '"$npb_exe"'
+
+
+@sn.deferrable
+def _verified_result(path, exitcode, expected):
+    if exitcode:
+        raise SanityError(f'NPB exited with code {exitcode} (see rfm_job.err)')
+    try:
+        with open(path) as out:
+            text = out.read()
+    except OSError as err:
+        raise SanityError(f'rfm_job.out not written: {err.strerror}') from None
+    try:
+        return npb.verify(text, source='rfm_job.out', **expected)
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+@sn.deferrable
+def _figure(result, name):
+    return npb.figures(result)[name][0]
+
+
+def _time_limit(npb_class):
+    return {'S': '10m', 'W': '10m', 'A': '20m', 'B': '1h', 'C': '3h'}.get(
+        npb_class, '12h'
+    )
+
+
+class NPBBase(ExternalReferences, _NPBVariables, rfm.RunOnlyRegressionTest):
+    """Runs one NPB benchmark (MPI) on ``npb_ranks`` processes.
+
+    Subclasses provide the binaries as a fixture named ``npb_binaries`` (a
+    subclass of :class:`NPBBinaries`, scope ``environment``); the test is
+    forked per benchmark of that fixture. A figure is only recorded when NPB
+    verified the run and it is the run that was asked for (see
+    :func:`clusterbench.parsers.npb.verify`).
+    """
+
+    descr = 'NAS Parallel Benchmarks 3.x (MPI)'
+    valid_systems = ['*']
+    valid_prog_environs = ['+mpi']
+    reference_file = 'npb.yaml'
+    reference_index = [*BASE_INDEX, 'benchmark', 'npb_class', 'num_tasks']
+    sourcesdir = None
+    #: The benchmark, from the fixture (kept in reports and reference keys).
+    benchmark = variable(str, value='')
+
+    @run_after('init')
+    def _benchmark_from_fixture(self):
+        self.benchmark = self.npb_binaries.benchmark
+        self.descr = f'NAS Parallel Benchmarks 3.x (MPI): {self.benchmark.upper()}'
+
+    @run_after('setup')
+    def _size_job(self):
+        bench, cls = self.benchmark, self.npb_class
+        binaries = self.npb_binaries
+        built = binaries.npb_class
+        self.skip_if(
+            binaries.class_built and binaries.class_built != cls,
+            f'the {binaries.provided_by} build made class {built}: set the class '
+            f'of the session with -S npb_class={cls} (-P and TEST.-scoped -S do '
+            f'not reach the build)',
+        )
+        ranks = self._npb_ranks(bench)
+        self.skip_if(
+            ranks is None,
+            f'{bench.upper()} class {cls}: no valid process count up to '
+            f'{self._npb_cores()} cores; set -S npb_ranks',
+        )
+        reason = npb_rules.rank_problem(bench, cls, ranks)
+        self.skip_if(reason, reason)
+        self.skip_if(
+            binaries.built_ranks and binaries.built_ranks != ranks,
+            f'NPB {binaries.npb_version} compiles the process count in and was '
+            f'built for {binaries.built_ranks}: set -S npb_ranks={ranks} for '
+            f'the session',
+        )
+        reason = npb_rules.memory_problem(
+            bench, cls, ranks, node_memory_bytes(self.current_partition), self.num_nodes
+        )
+        self.skip_if(reason, reason)
+        prerun, executable = binaries.run_commands(bench, cls, ranks)
+        self.skip_if(
+            executable is None,
+            f'npb_prefix {self.npb_prefix} has neither '
+            f'{npb_makedef.executable_name(bench, cls)} nor '
+            f'{npb_makedef.executable_name(bench, cls, ranks)}',
+        )
+        if binaries.provided_by == 'module':
+            self.modules = [self.npb_module]
+        self.prerun_cmds = prerun
+        self.executable = executable
+        self.num_tasks = ranks
+        self.num_tasks_per_node = math.ceil(ranks / self.num_nodes)
+        self.num_cpus_per_task = 1
+        self.env_vars['OMP_NUM_THREADS'] = '1'
+        self.time_limit = _time_limit(cls)
+
+    def _result(self):
+        expected = {
+            'benchmark': self.benchmark,
+            'npb_class': self.npb_class,
+            'nprocs': self.num_tasks,
+        }
+        return _verified_result(
+            os.path.join(self.stagedir, self.job.stdout), self.job.exitcode, expected
+        )
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._result())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        result = self._result()
+        self.perf_variables = {
+            name: sn.make_performance_function(_figure(result, name), unit)
+            for name, unit in npb.FIGURES.values()
+        }

@@ -1,0 +1,337 @@
+"""The NPB check run for real through ReFrame on ``local``.
+
+CI has no NPB (its source cannot be downloaded here), so the source-tree mode
+is exercised with tests/data/fake_npb: a STAND-IN tree of our own with NPB's
+build interface (make <bench> CLASS=<class>, config/make.def) whose tiny
+program prints NPB-format output; it is not NPB. The installed-binaries and
+Spack modes reuse binaries built from it, Spack through a stand-in ``spack``
+script. With ``CLUSTERBENCH_NPB_SOURCE`` pointing at a real NPB 3.4 (or 3.3)
+MPI tree, the real benchmarks are built and run at class S as well.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from conftest import PROJECT
+from rfm import reframe
+from test_npb_makedef import copy_tree
+
+from clusterbench import npb_makedef
+from clusterbench.checks import npb as checks_npb
+from clusterbench.checks.spack import find_spack
+from clusterbench.parsers import npb
+
+pytestmark = pytest.mark.integration
+
+CHECKS = 'reframe_checks/npb.py'
+FAKE_TREE = os.path.join(PROJECT, 'tests', 'data', 'fake_npb')
+REAL_TREE = os.environ.get('CLUSTERBENCH_NPB_SOURCE')
+needs_openmpi = pytest.mark.skipif(
+    not shutil.which('mpicc.openmpi'), reason='Open MPI compilers not installed'
+)
+
+
+def npb_run(prefix, *args, env=None):
+    rc, out, report = reframe(prefix, *args, checks=CHECKS, env=env)
+    assert report is not None, out
+    assert 'Traceback' not in out, out
+    return rc, out, report
+
+
+def cases(report, fixtures=False):
+    return {
+        (c['display_name'].split()[0], _bench(c['display_name']), c['environ']): c
+        for c in report['runs'][0]['testcases']
+        if c['fixture'] == fixtures
+    }
+
+
+def _bench(name):
+    return re.search(r'benchmark=(\w+)', name).group(1)
+
+
+def figures(case):
+    """The recorded figures of a test case (ReFrame lists unset ones as None)."""
+    return {
+        k.rsplit(':', 1)[1]: v[0]
+        for k, v in (case['perfvalues'] or {}).items()
+        if v[0] is not None
+    }
+
+
+def skip_lines(out):
+    return [line for line in out.splitlines() if 'SKIP' in line]
+
+
+def test_without_npb_everything_is_skipped_with_one_line(tmp_path):
+    if find_spack():
+        pytest.skip('a spack command is available: Spack would provide NPB')
+    rc, out, report = npb_run(tmp_path)
+    assert rc == 0, out
+    runs = cases(report)
+    assert len(runs) == 16  # 8 benchmarks x 2 environments
+    assert all(c['result'] == 'skip' for c in report['runs'][0]['testcases'])
+    reasons = [line for line in skip_lines(out) if 'NPB not provided' in line]
+    assert len(reasons) == 16
+    assert '-S npb_source=<unpacked NPB3.4-MPI tree>' in reasons[0]
+    assert 'FAIL' not in out
+
+
+@pytest.fixture(scope='module')
+def fake_session(tmp_path_factory):
+    prefix = tmp_path_factory.mktemp('fake')
+    return npb_run(
+        prefix,
+        '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=S',
+        '-n', 'benchmark=(bt|cg|is)',
+    )  # fmt: skip
+
+
+def test_source_tree_builds_once_per_benchmark_and_runs(fake_session):
+    rc, out, report = fake_session
+    assert rc == 0, out
+    builds, runs = cases(report, fixtures=True), cases(report)
+    assert set(builds) == {
+        ('NPBProvided', b, e) for b in ('bt', 'cg', 'is')
+        for e in ('gnu-openmpi', 'gnu-mpich')
+    }  # fmt: skip
+    assert len(runs) == 6
+    for (_, bench, _), case in runs.items():
+        assert case['result'] == 'pass', case['fail_reason']
+        assert case['num_tasks'] == (1 if bench == 'bt' else 2)
+        assert case['benchmark'] == bench and case['npb_class'] == 'S'
+        values = figures(case)
+        assert set(values) == {'mops_total', 'mops_per_process', 'time'}
+        assert values['mops_total'] == pytest.approx(
+            values['mops_per_process'] * case['num_tasks'], rel=1e-3
+        )
+
+
+def test_makedef_comes_from_the_programming_environment(fake_session):
+    _, _, report = fake_session
+    for (_, _, environ), case in cases(report, fixtures=True).items():
+        # config/make.def as the build used it, kept with the results.
+        path = os.path.join(case['outputdir'], 'make.def')
+        with open(path) as f:
+            makedef = f.read()
+        mpi = environ.split('-')[1]
+        assert f'MPIFC = mpif90.{mpi}\n' in makedef
+        assert f'MPICC = mpicc.{mpi}\n' in makedef
+        # gfortran 12 behind the wrappers: NPB's MPI calls need the flag.
+        assert 'FFLAGS = -O3 -fallow-argument-mismatch\n' in makedef
+    for case in cases(report).values():
+        with open(os.path.join(case['outputdir'], 'rfm_job.out')) as f:
+            text = f.read()
+        assert 'FFLAGS       = -O3 -fallow-argument-mismatch' in text
+        assert npb.verify(text, 'out', case['benchmark'], 'S', case['num_tasks'])
+
+
+@pytest.mark.parametrize(
+    'env, reason',
+    [
+        ({'FAKE_NPB_VERIFY': 'UNSUCCESSFUL'}, 'NPB verification UNSUCCESSFUL'),
+        # NPB says SUCCESSFUL, but zeta is not the official one of class S.
+        ({'FAKE_NPB_ZETA': '0.8597177517865E+01'}, 'is not the official value'),
+    ],
+)
+def test_an_unverified_run_fails_and_records_nothing(tmp_path, env, reason):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi', env=env,
+    )  # fmt: skip
+    assert rc != 0
+    (case,) = cases(report).values()
+    assert case['fail_phase'] == 'sanity'
+    assert reason in case['fail_reason'] and 'rfm_job.out: ' in case['fail_reason']
+    assert not figures(case)
+
+
+def test_invalid_process_counts_and_memory_are_skipped_with_reasons(tmp_path):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=S',
+        '-S', 'npb_ranks=3', '-n', 'benchmark=(bt|lu|ep)', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc == 0, out
+    runs = cases(report)
+    assert runs[('NPBCheck', 'ep', 'gnu-openmpi')]['result'] == 'pass'
+    assert runs[('NPBCheck', 'ep', 'gnu-openmpi')]['num_tasks'] == 3
+    skipped = '\n'.join(skip_lines(out))
+    assert 'BT needs a square number of processes (1, 4, 9, 16, ...), not 3' in skipped
+    assert 'LU needs a process count x*y with y <= x <= 2y' in skipped
+
+    rc, out, _ = npb_run(
+        tmp_path / 'big', '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=E',
+        '-n', 'benchmark=(ft|is)', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc == 0, out
+    skipped = '\n'.join(skip_lines(out))
+    assert re.search(r'FT class E on 1 processes needs about \d+\.\d GiB', skipped)
+    assert 'IS class E: no valid process count up to' in skipped or (
+        'IS class E on 64 processes needs about' in skipped
+    )
+
+
+def test_33_tree_builds_for_the_session_process_count(tmp_path):
+    tree = copy_tree(tmp_path, npb33=True)
+    rc, out, report = npb_run(
+        tmp_path / 'run', '-S', f'npb_source={tree}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi', '-P', 'npb_ranks=1,2',
+        '--keep-stage-files',
+    )  # fmt: skip
+    assert rc == 0, out
+    runs = [c for c in report['runs'][0]['testcases'] if not c['fixture']]
+    assert sorted(c['result'] for c in runs) == ['pass', 'skip']
+    assert [c['num_tasks'] for c in runs if c['result'] == 'pass'] == [2]
+    assert 'compiles the process count in and was built for 2' in out
+    (build,) = [c for c in report['runs'][0]['testcases'] if c['fixture']]
+    with open(os.path.join(build['stagedir'], npb_makedef.MAKEDEF)) as f:
+        assert 'MPIF77 = mpif90.openmpi\n' in f.read()
+
+
+def test_a_class_the_build_did_not_make_is_skipped_with_reason(tmp_path):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_source={FAKE_TREE}', '-P', 'npb_class=S',
+        '-n', 'benchmark=is', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc == 0, out
+    assert (
+        'the source build made class C: set the class of the session with '
+        '-S npb_class=S' in out
+    )
+
+
+@pytest.fixture(scope='module')
+def fake_binaries(tmp_path_factory):
+    """cg.S.x and is.S.x of the stand-in tree, built with Open MPI."""
+    tree = tmp_path_factory.mktemp('binaries') / 'tree'
+    shutil.copytree(FAKE_TREE, tree)
+    info = npb_makedef.inspect_tree(str(tree))
+    flags = npb_makedef.fortran_flags(
+        '-O3', npb_makedef.gfortran_major('mpif90.openmpi')
+    )
+    (tree / 'make.def.t').write_text(
+        npb_makedef.makedef(info, 'mpif90.openmpi', 'mpicc.openmpi', fflags=flags)
+    )
+    prefix = tree.parent / 'prefix' / 'bin'
+    prefix.mkdir(parents=True)
+    for bench in ('cg', 'is'):
+        script = ' && '.join(
+            npb_makedef.build_commands(info, bench, 'S', 2, 'make.def.t')
+        )
+        subprocess.run(['sh', '-c', script], cwd=tree, check=True, capture_output=True)
+        shutil.copy(tree / 'bin' / f'{bench}.S.x', prefix)
+    return prefix
+
+
+@needs_openmpi
+def test_installed_binaries_in_a_prefix(tmp_path, fake_binaries):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_prefix={fake_binaries.parent}', '-S', 'npb_class=S',
+        '-n', 'benchmark=(cg|mg)', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc == 0, out
+    runs = cases(report)
+    cg = runs[('NPBCheck', 'cg', 'gnu-openmpi')]
+    assert cg['result'] == 'pass' and figures(cg)['mops_total'] > 0
+    assert cg['executable'] == str(fake_binaries / 'cg.S.x')
+    assert f'npb_prefix {fake_binaries.parent} has no mg.S.*' in out
+
+
+SPACK_STUB = """\
+#!/bin/sh
+# A stand-in for spack (tests/test_npb_check.py): records its calls.
+printf '%s\\n' "$*" >> {log}
+case "$*" in
+  *" load --sh "*) echo "export PATH={bindir}:\\$PATH" ;;
+  *" install"*) echo '{{"roots": []}}' > "$2/spack.lock" ;;
+esac
+exit 0
+"""
+
+
+@needs_openmpi
+def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
+    stub = tmp_path / 'stub' / 'spack'
+    stub.parent.mkdir()
+    log = tmp_path / 'calls.log'
+    stub.write_text(SPACK_STUB.format(log=log, bindir=fake_binaries))
+    stub.chmod(0o755)
+    env_dir = tmp_path / 'env'
+    env_dir.mkdir()
+    (env_dir / 'spack.yaml').write_text('spack:\n  specs: []\n  view: false\n')
+    rc, out, report = npb_run(
+        tmp_path / 'run', '-S', f'npb_spack_env={env_dir}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+        env={'CLUSTERBENCH_SPACK': str(stub)},
+    )  # fmt: skip
+    assert rc == 0, out
+    (run,) = cases(report).values()
+    (build,) = cases(report, fixtures=True).values()
+    assert run['result'] == 'pass' and figures(run)['mops_total'] > 0
+    spec = 'npb implementation=mpi names=cg classes=S'
+    calls = log.read_text().splitlines()
+    assert f'-e . add {spec}' in calls
+    assert '-e . install' in calls
+    assert any(c.endswith(f'load --sh {spec}') for c in calls)
+    # The concretized lock is kept with the results.
+    assert os.path.isfile(os.path.join(build['outputdir'], 'spack.lock'))
+
+
+@pytest.mark.skipif(not REAL_TREE, reason='CLUSTERBENCH_NPB_SOURCE not set')
+def test_real_npb_class_s_every_benchmark(tmp_path):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_source={REAL_TREE}', '-S', 'npb_class=S',
+        '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc == 0, out
+    runs = cases(report)
+    assert len(runs) == 8
+    for case in runs.values():
+        assert case['result'] == 'pass', case['fail_reason']
+        assert figures(case)['mops_total'] > 0
+
+
+def test_provider_precedence(tmp_path):
+    env = tmp_path / 'env'
+    env.mkdir()
+    (env / 'spack.yaml').write_text('spack:\n  specs: []\n')
+    assert (
+        checks_npb.provider('/src', '/pfx', 'mod', str(env), '/bin/spack') == 'source'
+    )
+    assert checks_npb.provider('', '/pfx', 'mod', str(env), '/bin/spack') == 'prefix'
+    assert checks_npb.provider('', '', 'mod', str(env), '/bin/spack') == 'module'
+    assert checks_npb.provider('', '', '', str(env), '/bin/spack') == 'spack'
+    assert checks_npb.provider('', '', '', str(env), None) is None
+    assert checks_npb.provider('', '', '', None, '/bin/spack') is None
+
+
+def test_installed_binary_prefers_34_naming(tmp_path):
+    (tmp_path / 'bin').mkdir()
+    for name in ('bin/cg.C.2', 'cg.C.x', 'bt.C.4'):
+        (tmp_path / name).write_text('#!/bin/sh\n')
+        (tmp_path / name).chmod(0o755)
+    assert checks_npb.installed_binary(str(tmp_path), 'cg', 'C', 2) == str(
+        tmp_path / 'cg.C.x'
+    )
+    assert checks_npb.installed_binary(str(tmp_path), 'bt', 'C', 4) == str(
+        tmp_path / 'bt.C.4'
+    )
+    assert checks_npb.installed_binary(str(tmp_path), 'bt', 'C', 1) is None
+
+
+def test_spack_spec_is_the_environments_own_npb(tmp_path):
+    env = tmp_path / 'env'
+    env.mkdir()
+    (env / 'spack.yaml').write_text('spack:\n  specs: [hpl]\n')
+    assert checks_npb.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
+        'npb implementation=mpi names=cg classes=C'
+    )
+    (env / 'spack.yaml').write_text(
+        'spack:\n  specs: [hpl, npb@3.4.1 implementation=mpi]\n'
+    )
+    assert checks_npb.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
+        'npb@3.4.1 implementation=mpi'
+    )
