@@ -9,7 +9,10 @@ BIN := $(VENV)/bin
 # Our C code is built out of tree, once per MPI flavour.
 BUILD_DIR := $(CURDIR)/build
 
-.PHONY: setup run test lint format check-c clean
+NODES ?= 2
+ACCEPT ?= box:compute
+
+.PHONY: setup run test lint format check-c clean box-up box-down acceptance
 
 setup:
 	@scripts/setup.sh
@@ -39,3 +42,13 @@ format: setup
 
 clean:
 	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR)
+
+# The Slurm test cluster `box` (root; network namespaces) and acceptance on it.
+box-up: setup
+	$(BIN)/python -m clusterbench.testcluster up --nodes $(NODES)
+
+box-down:
+	$(BIN)/python -m clusterbench.testcluster down
+
+acceptance: setup
+	$(BIN)/python -m clusterbench.acceptance battery --system $(ACCEPT)

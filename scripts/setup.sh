@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libopenblas-dev
   hpcc netpipe-openmpi
   chromium fonts-dejavu-core
+  slurm-wlm munge slurmdbd mariadb-server nftables iproute2
 )
 VENV=${VENV:-.venv}
 

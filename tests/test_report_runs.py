@@ -74,7 +74,8 @@ def test_each_mpi_environment_is_a_labelled_configuration(data):
         assert config.compiler == 'gcc'
         assert f'MPI {config.mpi}' in config.label
         assert config.label.endswith('1 node')
-        assert config.short == f'local/default {environ} 1n'
+        # The environment's extras name its stack (compiler, BLAS) in the label.
+        assert config.short == f'local/default {environ} gcc openblas 1n'
         assert config.hosts and config.processor.get('num_cpus')
 
 

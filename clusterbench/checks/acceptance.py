@@ -1,0 +1,199 @@
+"""Node acceptance and multi-node scaling checks.
+
+Node acceptance: a short battery on one node (``nodeprobe``: STREAM and DGEMM
+on one core; the sparse CG solver on one rank), run on every node of a
+partition at once with ReFrame's ``--distribute``; then
+``python -m clusterbench.acceptance nodes REPORT`` ranks the nodes and names
+any outside its peers (robust z-score) or its reference.
+
+Scaling: the existing checks (CG solver strong and weak, HPCC, NPB) with the
+node count as a parameter ``node_count`` (``-P node_count=1,2,4`` to choose);
+counts the partition cannot hold are skipped with the reason, and
+``python -m clusterbench.acceptance scaling REPORT`` reports speedup and
+parallel efficiency against the smallest count that ran.
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (
+    parameter,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
+from reframe.core.exceptions import SanityError
+
+from clusterbench.acceptance import outputs
+from clusterbench.checks.cgsolver import CGSolverBase
+from clusterbench.checks.fabric import AcceptanceSpec, JobStateCheck, partition_nodes
+from clusterbench.checks.hpcc import HPCCBase
+from clusterbench.checks.npb import NPBBase
+from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.resources import node_cores
+from clusterbench.errors import ClusterbenchError
+
+# -- node battery --------------------------------------------------------------
+
+
+@sn.deferrable
+def _verified_probe(path, exitcode):
+    if exitcode:
+        raise SanityError(
+            f'nodeprobe exited with code {exitcode}'
+            + (' (verification failed)' if exitcode == 2 else ' (see rfm_job.err)')
+        )
+    try:
+        with open(path) as out:
+            text = out.read()
+    except OSError as err:
+        raise SanityError(f'nodeprobe output not written: {err.strerror}') from None
+    try:
+        return outputs.nodeprobe(text, 'nodeprobe output')
+    except ClusterbenchError as err:
+        raise SanityError(str(err)) from None
+
+
+@sn.deferrable
+def _probe_figure(result, key):
+    return result[key]
+
+
+class NodeProbeBase(
+    AcceptanceSpec, JobStateCheck, ExternalReferences, rfm.RunOnlyRegressionTest
+):
+    """STREAM (copy, scale, add, triad) and DGEMM on one core of one node.
+
+    Meant to run on every node at once (``reframe --distribute``). Each figure
+    is the median of ``samples`` samples, each long enough that a CPU-quota
+    period cannot hide a throttled node. Subclasses provide the build as a
+    fixture named ``fabric_build`` (:class:`clusterbench.checks.fabric.FabricBuild`).
+    """
+
+    descr = 'Node battery: STREAM and DGEMM on one core'
+    valid_systems = ['+multinode']
+    valid_prog_environs = ['+mpi']
+    reference_file = 'nodeprobe.yaml'
+    reference_index = list(BASE_INDEX)
+    stream_reps = variable(int, value=5)
+    samples = variable(int, value=5)
+    dgemm_n = variable(int, value=1024)
+    acceptance_figures = ['stream_triad', 'dgemm']
+    time_limit = '10m'
+
+    @run_after('setup')
+    def _size_job(self):
+        self.num_tasks = 1
+        self.num_tasks_per_node = 1
+        self.num_cpus_per_task = 1
+        self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
+        self.env_vars['OMP_NUM_THREADS'] = '1'
+        self.executable = self.fabric_build.nodeprobe_path
+        self.executable_opts = [
+            '--stream-reps',
+            str(self.stream_reps),
+            '--samples',
+            str(self.samples),
+            '--dgemm-n',
+            str(self.dgemm_n),
+        ]
+
+    def _result(self):
+        return _verified_probe(
+            os.path.join(self.stagedir, self.job.stdout), self.job.exitcode
+        )
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._result())
+
+    @run_before('performance')
+    def _set_perf_variables(self):
+        result = self._result()
+        self.perf_variables = {
+            name: sn.make_performance_function(_probe_figure(result, key), unit)
+            for key, (name, unit) in outputs.PROBE_FIGURES.items()
+        }
+
+
+class NodeCGBase(AcceptanceSpec, JobStateCheck, CGSolverBase):
+    """The sparse CG solver on one rank of one node (class A by default)."""
+
+    descr = 'Node battery: sparse CG solver on one core'
+    valid_systems = ['+multinode']
+    stencil = parameter([7])
+    variant = parameter(['classic'])
+    ranks_per_node = parameter(['1'])
+    problem_class = 'A'
+    acceptance_figures = ['gflops']
+
+
+# -- scaling -------------------------------------------------------------------
+
+
+class ScalingPlugin(rfm.RegressionTestPlugin):
+    """The node count as a parameter; counts the partition cannot hold skip.
+
+    ``scaling_figure`` names the figure that speedup is computed from
+    (``time``, lower is better, or a rate); ``scaling`` is ``strong`` (the
+    same problem on more nodes) or ``weak`` (the same problem per node).
+    """
+
+    node_count = parameter([1, 2, 4, 8])
+    scaling_figure = variable(str, value='time')
+
+    @run_after('init')
+    def _nodes_from_parameter(self):
+        self.num_nodes = self.node_count
+
+    @run_after('setup')
+    def _skip_if_too_few_nodes(self):
+        available = partition_nodes(self.current_partition)
+        self.skip_if(
+            available is not None and self.node_count > available,
+            f'{self.node_count} nodes requested, {self.current_partition.fullname} '
+            f'has {available}',
+        )
+
+
+class CGScalingBase(ScalingPlugin, JobStateCheck, CGSolverBase):
+    """The CG solver on 1, 2, 4 ... nodes, all cores of each: strong and weak."""
+
+    descr = 'Sparse CG solver: strong and weak scaling over nodes'
+    valid_systems = ['+multinode']
+    stencil = parameter([7])
+    variant = parameter(['classic'])
+    ranks_per_node = parameter(['all'])
+    mode = parameter(['strong', 'weak'])
+    problem_class = 'A'
+
+    @run_after('init')
+    def _scaling_from_mode(self):
+        self.scaling = self.mode
+
+
+class HPCCScalingBase(ScalingPlugin, JobStateCheck, HPCCBase):
+    """HPCC on 1, 2, 4 ... nodes; speedup from HPL's rate."""
+
+    descr = 'HPC Challenge: scaling over nodes'
+    valid_systems = ['+multinode']
+    scaling_figure = 'hpl'
+
+    @run_after('setup')
+    def _two_ranks_at_least(self):
+        cores = node_cores(self.current_partition)
+        # HPCC's PingPong needs two ranks; one node of one core cannot hold them.
+        self.skip_if(
+            self.num_nodes * cores < 2,
+            f'HPCC needs 2 ranks; {self.num_nodes} node(s) of '
+            f'{self.current_partition.fullname} have {self.num_nodes * cores} core(s)',
+        )
+
+
+class NPBScalingBase(ScalingPlugin, JobStateCheck, NPBBase):
+    """NPB on 1, 2, 4 ... nodes where NPB is provided (else skipped, one line)."""
+
+    descr = 'NAS Parallel Benchmarks: scaling over nodes'
+    valid_systems = ['+multinode']

@@ -1,0 +1,854 @@
+"""Bring-up, status and teardown of the test cluster.
+
+A real Slurm 22.05 cluster on this machine: munged, MariaDB, slurmdbd and
+slurmctld in the root namespace, and one slurmd per node, each in a network
+namespace of its own with its own address on a bridge, so that MPI between
+nodes crosses a (virtual) network over TCP. Each slurmd is pinned to a core.
+
+Everything the cluster creates is recorded, as it is created, in
+``state.json`` of the run directory, so that :func:`down` removes exactly
+that, even after a bring-up that failed half-way: the processes it started
+(checked by PID *and* start time, never by name) and what they started in the
+nodes' namespaces, the namespaces, veths and bridge, the cgroups of injected
+faults, and the run directory itself.
+"""
+
+import contextlib
+import fcntl
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import time
+
+from clusterbench.errors import ClusterbenchError
+
+#: The run directory (state, configuration, logs, spool) unless told otherwise.
+DEFAULT_RUN_DIR = os.environ.get('CLUSTERBENCH_BOX_DIR', '/run/clusterbench-box')
+CLUSTER = 'box'
+PARTITION = 'compute'
+SUBNET = '10.99.0'
+HOST_ADDR = f'{SUBNET}.1'
+BRIDGE = 'cbbox0'
+NETNS_PREFIX = 'cbbox-'
+CTLD_PORT = 16817
+DBD_PORT = 16819
+SLURMD_BASE_PORT = 17000
+SLURMD_TIMEOUT = 6
+MAX_NODES = 64
+STATE_FILE = 'state.json'
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
+CGROUP_CPU = '/sys/fs/cgroup/cpu'
+
+#: Programs the cluster needs, and the Debian package that provides each.
+PROGRAMS = {
+    'munged': 'munge',
+    'mariadbd': 'mariadb-server',
+    'slurmdbd': 'slurmdbd',
+    'slurmctld': 'slurm-wlm',
+    'slurmd': 'slurm-wlm',
+    'sacctmgr': 'slurm-wlm',
+    'sinfo': 'slurm-wlm',
+    'ip': 'iproute2',
+    'tc': 'iproute2',
+    'nft': 'nftables',
+    'nsenter': 'util-linux',
+    'unshare': 'util-linux',
+    'taskset': 'util-linux',
+}
+DEBIAN_PACKAGES = 'slurm-wlm munge slurmdbd mariadb-server nftables iproute2'
+
+
+class BringUpError(ClusterbenchError):
+    """The cluster could not be brought up (one line saying why)."""
+
+
+def node_name(index):
+    return f'n{index}'
+
+
+def node_addr(index):
+    return f'{SUBNET}.{10 + index}'
+
+
+def netns_name(name):
+    return f'{NETNS_PREFIX}{name}'
+
+
+def veth_name(name):
+    """The root-namespace end of a node's veth (its namespace end is eth0)."""
+    return f'{NETNS_PREFIX}{name}'
+
+
+# --------------------------------------------------------------------------
+# Processes: identified by PID and start time, so that a reused PID is never
+# taken for one of ours.
+
+
+def _start_time(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # The command name may hold spaces and parentheses: split after the last ')'.
+    return int(stat.rsplit(')', 1)[1].split()[19])
+
+
+def _is_zombie(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()[0] == 'Z'
+    except OSError:
+        return True
+
+
+def alive(proc):
+    """True while the recorded process (``{'pid', 'start'}``) still runs."""
+    if not proc or not proc.get('pid'):
+        return False
+    start = _start_time(proc['pid'])
+    return start is not None and start == proc['start'] and not _is_zombie(proc['pid'])
+
+
+def _reap(pid):
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def stop_processes(procs, grace=2.0):
+    """SIGTERM the recorded processes still alive, SIGKILL them after *grace*."""
+    procs = [p for p in procs if alive(p)]
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc['pid'], signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        for proc in procs:
+            _reap(proc['pid'])
+        procs = [p for p in procs if alive(p)]
+        if not procs:
+            return
+        time.sleep(0.05)
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc['pid'], signal.SIGKILL)
+        _reap(proc['pid'])
+    deadline = time.monotonic() + 2
+    while any(alive(p) for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def netns_pids(netns):
+    """PIDs of the processes in a node's namespace: its slurmd and its jobs."""
+    out = subprocess.run(
+        ['ip', 'netns', 'pids', netns], capture_output=True, text=True, check=False
+    )
+    return [int(p) for p in out.stdout.split()]
+
+
+def kill_netns_processes(netns, sig=signal.SIGKILL):
+    """Signal everything running in *netns* until nothing is left (2 s at most).
+
+    Only processes started there by the cluster's own slurmd live in these
+    namespaces; a node that loses them is a node that lost its power.
+    """
+    deadline = time.monotonic() + 2
+    while True:
+        pids = netns_pids(netns)
+        if not pids or time.monotonic() > deadline:
+            return pids
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+            _reap(pid)
+        time.sleep(0.05)
+
+
+# --------------------------------------------------------------------------
+# The state file.
+
+
+class State(dict):
+    """``state.json`` of a run directory, written after every change."""
+
+    def __init__(self, run_dir, data=None):
+        super().__init__(data or {})
+        self.run_dir = run_dir
+
+    @property
+    def path(self):
+        return os.path.join(self.run_dir, STATE_FILE)
+
+    def save(self):
+        tmp = self.path + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump(self, f, indent=1, sort_keys=True)
+        os.replace(tmp, self.path)
+
+    @classmethod
+    def load(cls, run_dir=DEFAULT_RUN_DIR):
+        """The recorded state, or ``None`` when no cluster was brought up there."""
+        try:
+            with open(os.path.join(run_dir, STATE_FILE)) as f:
+                return cls(run_dir, json.load(f))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as err:
+            raise ClusterbenchError(
+                f'{run_dir}/{STATE_FILE}: unreadable ({err}); remove the run '
+                f'directory by hand after checking nothing of it runs'
+            ) from None
+
+    def nodes(self):
+        return self.get('nodes', [])
+
+    def node(self, name):
+        for node in self.nodes():
+            if node['name'] == name:
+                return node
+        names = ', '.join(n['name'] for n in self.nodes()) or 'none'
+        raise ClusterbenchError(
+            f'no node {name!r} in the test cluster (nodes: {names})'
+        )
+
+    @property
+    def slurm_conf(self):
+        return os.path.join(self.run_dir, 'etc', 'slurm.conf')
+
+    def env(self):
+        """The environment for Slurm's client commands against this cluster."""
+        return {**os.environ, 'SLURM_CONF': self.slurm_conf}
+
+
+@contextlib.contextmanager
+def _locked(run_dir):
+    """Serialize bring-up and teardown of one run directory."""
+    parent = os.path.dirname(os.path.abspath(run_dir))
+    os.makedirs(parent, exist_ok=True)
+    with open(os.path.abspath(run_dir) + '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+# --------------------------------------------------------------------------
+# Bring-up.
+
+
+def _run(cmd, what, env=None, timeout=30, input=None):
+    try:
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            input=input,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise BringUpError(f'{what}: timed out after {timeout} s') from None
+    if proc.returncode:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        raise BringUpError(
+            f'{what}: {detail[-1] if detail else f"exit code {proc.returncode}"}'
+        )
+    return proc.stdout
+
+
+def _last_error(log):
+    """The last error-looking line of a daemon's log (for a one-line failure)."""
+    try:
+        with open(log, errors='replace') as f:
+            lines = [ln.strip() for ln in f if ln.strip()]
+    except OSError:
+        return 'no log written'
+    for line in reversed(lines):
+        if any(w in line.lower() for w in ('error', 'fatal', 'failed', 'cannot')):
+            return line
+    return lines[-1] if lines else 'empty log'
+
+
+def _port_free(port, addr='0.0.0.0'):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((addr, port))
+        except OSError:
+            return False
+    return True
+
+
+def _listening(port, addr='127.0.0.1'):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.2)
+        return s.connect_ex((addr, port)) == 0
+
+
+def preflight(nodes, run_dir=DEFAULT_RUN_DIR):
+    """Everything bring-up needs, or a :class:`BringUpError` saying what is not."""
+    if not 1 <= nodes <= MAX_NODES:
+        raise BringUpError(f'--nodes must be 1..{MAX_NODES}, not {nodes}')
+    if os.geteuid() != 0:
+        raise BringUpError(
+            'needs root (network namespaces, a bridge, daemons run as root)'
+        )
+    missing = sorted({pkg for prog, pkg in PROGRAMS.items() if not shutil.which(prog)})
+    if missing:
+        raise BringUpError(
+            f'missing Debian package(s) {" ".join(missing)} '
+            f'(needs: {DEBIAN_PACKAGES}); run scripts/setup.sh'
+        )
+    for user in ('munge', 'mysql'):
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            raise BringUpError(
+                f'no {user!r} user (is its package installed?)'
+            ) from None
+    state = State.load(run_dir)
+    if state is not None:
+        raise BringUpError(
+            f'a test cluster is already recorded in {run_dir} '
+            f'({len(state.nodes())} nodes); run `python -m clusterbench.testcluster '
+            f'down` first'
+        )
+    if os.path.exists(f'/sys/class/net/{BRIDGE}'):
+        raise BringUpError(
+            f'network device {BRIDGE} already exists (a test cluster not '
+            f'recorded in {run_dir}?); `python -m clusterbench.testcluster down` '
+            f'removes it'
+        )
+    taken = _our_netns()
+    if taken:
+        raise BringUpError(
+            f'network namespace(s) {", ".join(taken)} already exist; '
+            f'`python -m clusterbench.testcluster down` removes them'
+        )
+    # The slurmds listen inside their namespaces: only these two can collide.
+    busy = [p for p in (CTLD_PORT, DBD_PORT) if not _port_free(p)]
+    if busy:
+        raise BringUpError(
+            f'TCP port(s) {", ".join(map(str, busy))} in use (slurmctld, slurmdbd '
+            f'of the test cluster need them)'
+        )
+
+
+def _our_netns():
+    try:
+        return sorted(n for n in os.listdir('/run/netns') if n.startswith(NETNS_PREFIX))
+    except FileNotFoundError:
+        return []
+
+
+def _host_memory_mb():
+    with open('/proc/meminfo') as f:
+        for line in f:
+            if line.startswith('MemTotal:'):
+                return int(line.split()[1]) // 1024
+    return 1024
+
+
+class _Starter:
+    """Starts the daemons, recording each in the state as soon as it runs."""
+
+    def __init__(self, state):
+        self.state = state
+        self.run_dir = state.run_dir
+
+    def path(self, *parts):
+        return os.path.join(self.run_dir, *parts)
+
+    def spawn(self, key, cmd, log, env=None, user=None):
+        with open(log, 'ab') as out:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                user=user,
+                group=user,
+                start_new_session=True,
+                close_fds=True,
+            )
+        start = None
+        for _ in range(100):
+            start = _start_time(proc.pid)
+            if start is not None:
+                break
+            time.sleep(0.01)
+        record = {'pid': proc.pid, 'start': start, 'cmd': cmd[0], 'log': log}
+        if key.startswith('slurmd:'):
+            self.state.node(key.split(':', 1)[1])['slurmd'] = record
+        else:
+            self.state.setdefault('daemons', {})[key] = record
+        self.state.save()
+        return proc
+
+    def wait_for(self, what, ready, procs, log, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while not ready():
+            for proc in procs:
+                if proc.poll() is not None:
+                    raise BringUpError(
+                        f'{what} exited at start (code {proc.returncode}): '
+                        f'{_last_error(log)}'
+                    )
+            if time.monotonic() > deadline:
+                raise BringUpError(
+                    f'{what} not ready after {timeout:.0f} s: {_last_error(log)}'
+                )
+            time.sleep(0.05)
+
+
+def _write_template(name, dest, mode, **values):
+    with open(os.path.join(TEMPLATES, name)) as f:
+        text = string.Template(f.read()).substitute(values)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+
+
+def _network(state, nodes):
+    """The bridge and one namespace per node, recorded as they are made."""
+    created = state.setdefault('network', {'bridge': None, 'netns': []})
+    _run(['ip', 'link', 'add', BRIDGE, 'type', 'bridge'], f'creating bridge {BRIDGE}')
+    created['bridge'] = BRIDGE
+    state.save()
+    batch = [
+        f'addr add {HOST_ADDR}/24 dev {BRIDGE}',
+        f'link set {BRIDGE} up',
+    ]
+    for node in nodes:
+        ns = node['netns']
+        _run(['ip', 'netns', 'add', ns], f'creating network namespace {ns}')
+        created['netns'].append(ns)
+        state.save()
+        batch += [
+            f'link add {node["veth"]} type veth peer name eth0 netns {ns}',
+            f'link set {node["veth"]} master {BRIDGE} up',
+        ]
+    _run(['ip', '-batch', '-'], 'configuring the bridge', input='\n'.join(batch))
+    for node in nodes:
+        inside = [
+            'link set lo up',
+            f'addr add {node["addr"]}/24 dev eth0',
+            'link set eth0 up',
+        ]
+        _run(
+            ['ip', '-n', node['netns'], '-batch', '-'],
+            f"configuring {node['name']}'s network",
+            input='\n'.join(inside),
+        )
+
+
+def up(nodes=2, run_dir=DEFAULT_RUN_DIR, out=None):
+    """Bring up a cluster of *nodes* nodes; return its :class:`State`.
+
+    On any failure everything created so far is torn down again and a
+    :class:`BringUpError` with one line saying why is raised.
+    """
+    t0 = time.monotonic()
+    with _locked(run_dir):
+        preflight(nodes, run_dir)
+        os.makedirs(run_dir, mode=0o755)
+        os.chmod(run_dir, 0o755)
+        state = State(run_dir, {'version': 1, 'cluster': CLUSTER})
+        state.save()
+        try:
+            _bring_up(state, nodes)
+        except BaseException as err:
+            try:
+                if not os.environ.get('CLUSTERBENCH_BOX_KEEP_FAILED'):
+                    _tear_down(state)
+            finally:
+                if isinstance(err, ClusterbenchError):
+                    raise BringUpError(str(err)) from None
+                if isinstance(err, OSError):
+                    raise BringUpError(
+                        f'{err.filename or ""}: {err.strerror}'
+                    ) from None
+            raise
+        state['up_seconds'] = round(time.monotonic() - t0, 2)
+        state.save()
+    if out:
+        print(summary(state), file=out)
+    return state
+
+
+def _bring_up(state, count):
+    run_dir = state.run_dir
+    host = socket.gethostname().split('.')[0]
+    ncpu = len(os.sched_getaffinity(0)) or 1
+    cpus = sorted(os.sched_getaffinity(0))
+    mem_mb = max(256, _host_memory_mb() // count - 256)
+    nodes = []
+    for i in range(1, count + 1):
+        name = node_name(i)
+        nodes.append(
+            {
+                'name': name,
+                'addr': node_addr(i),
+                'netns': netns_name(name),
+                'veth': veth_name(name),
+                'port': SLURMD_BASE_PORT + i,
+                'cpu': cpus[(i - 1) % ncpu],
+            }
+        )
+    state.update(
+        {
+            'host': host,
+            'host_addr': HOST_ADDR,
+            'partition': PARTITION,
+            'cpus_per_node': 1,
+            'mem_per_node_mb': mem_mb,
+            'nodes': nodes,
+            'slurm_conf': os.path.join(run_dir, 'etc', 'slurm.conf'),
+            'faults': {},
+        }
+    )
+    state.save()
+    start = _Starter(state)
+    t0 = time.monotonic()
+    timings = state.setdefault('timings', {})
+
+    def mark(step):
+        timings[step] = round(time.monotonic() - t0, 2)
+
+    for sub in ('etc', 'ctld/state', 'dbd', 'log'):
+        os.makedirs(start.path(sub), exist_ok=True)
+    for node in nodes:
+        for sub in ('spool', 'tmp'):
+            os.makedirs(start.path('nodes', node['name'], sub), exist_ok=True)
+
+    # munge: a key and a daemon of the cluster's own.
+    munge_dir = start.path('munge')
+    os.makedirs(munge_dir, mode=0o755)
+    munge = pwd.getpwnam('munge')
+    key = os.path.join(munge_dir, 'munge.key')
+    fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+    with os.fdopen(fd, 'wb') as f:
+        f.write(os.urandom(1024))
+    for path in (munge_dir, key):
+        os.chown(path, munge.pw_uid, munge.pw_gid)
+    munge_socket = os.path.join(munge_dir, 'munged.sock')
+    munge_log = start.path('log', 'munged.log')
+    open(munge_log, 'a').close()
+    os.chown(munge_log, munge.pw_uid, munge.pw_gid)
+    munged = start.spawn(
+        'munged',
+        [
+            'munged',
+            '--foreground',
+            f'--socket={munge_socket}',
+            f'--key-file={key}',
+            f'--pid-file={munge_dir}/munged.pid',
+            f'--seed-file={munge_dir}/munged.seed',
+            f'--log-file={munge_log}',
+            '--num-threads=4',
+        ],
+        munge_log,
+        user='munge',
+    )
+
+    # MariaDB for accounting: a data directory and socket of its own, no TCP.
+    mysql = pwd.getpwnam('mysql')
+    db_dir = start.path('mysql')
+    os.makedirs(os.path.join(db_dir, 'data'), mode=0o700)
+    for path in (db_dir, os.path.join(db_dir, 'data')):
+        os.chown(path, mysql.pw_uid, mysql.pw_gid)
+        os.chmod(path, 0o700)
+    db_socket = os.path.join(db_dir, 'mysqld.sock')
+    db_log = start.path('log', 'mariadbd.log')
+    mariadbd = start.spawn(
+        'mariadbd',
+        [
+            'mariadbd',
+            '--no-defaults',
+            '--user=mysql',
+            f'--datadir={db_dir}/data',
+            f'--socket={db_socket}',
+            f'--pid-file={db_dir}/mariadbd.pid',
+            f'--log-error={db_log}',
+            # Only root reaches the socket (its directory is mysql's, mode 700,
+            # and root's): grant tables are not needed for a throw-away database.
+            '--skip-networking',
+            '--skip-grant-tables',
+            '--skip-name-resolve',
+            '--skip-log-bin',
+            '--innodb-buffer-pool-size=32M',
+            '--innodb-log-file-size=8M',
+            '--innodb-data-file-path=ibdata1:8M:autoextend',
+            '--innodb-flush-log-at-trx-commit=0',
+            '--innodb-doublewrite=0',
+            # Accounting of a throw-away cluster need not survive a power cut:
+            # no fsync, one tablespace (slurmdbd creates ~40 tables at start).
+            '--innodb-flush-method=nosync',
+            '--innodb-file-per-table=0',
+        ],
+        db_log,
+    )
+
+    # The network, while those two start.
+    _network(state, nodes)
+    mark('network')
+
+    node_lines = '\n'.join(
+        f'NodeName={n["name"]} NodeAddr={n["addr"]} NodeHostname={n["name"]} '
+        f'Port={n["port"]} CPUs=1 Sockets=1 CoresPerSocket=1 ThreadsPerCore=1 '
+        f'RealMemory={mem_mb} State=UNKNOWN'
+        for n in nodes
+    )
+    values = {
+        'cluster': CLUSTER,
+        'run_dir': run_dir,
+        'host': host,
+        'host_addr': HOST_ADDR,
+        'ctld_port': CTLD_PORT,
+        'dbd_port': DBD_PORT,
+        'munge_socket': munge_socket,
+        'slurmd_timeout': SLURMD_TIMEOUT,
+        'node_lines': node_lines,
+        'partition': PARTITION,
+        'node_list': ','.join(n['name'] for n in nodes),
+    }
+    _write_template('slurm.conf.in', state.slurm_conf, 0o644, **values)
+    dbd_conf = start.path('etc', 'slurmdbd.conf')
+    _write_template('slurmdbd.conf.in', dbd_conf, 0o600, **values)
+    env = {**state.env(), 'MYSQL_UNIX_PORT': db_socket}
+
+    start.wait_for('munged', lambda: os.path.exists(munge_socket), [munged], munge_log)
+    mark('munged')
+    start.wait_for('mariadbd', lambda: os.path.exists(db_socket), [mariadbd], db_log)
+    mark('mariadbd')
+
+    dbd_log = start.path('dbd', 'slurmdbd.log')
+    # slurmdbd reads slurmdbd.conf beside $SLURM_CONF.
+    slurmdbd = start.spawn('slurmdbd', ['slurmdbd', '-D'], dbd_log, env=env)
+    start.wait_for(
+        'slurmdbd', lambda: _listening(DBD_PORT), [slurmdbd], dbd_log, timeout=20
+    )
+    mark('slurmdbd')
+
+    ctld_log = start.path('ctld', 'slurmctld.log')
+    slurmctld = start.spawn(
+        'slurmctld', ['slurmctld', '-D', '-f', state.slurm_conf], ctld_log, env=env
+    )
+    start.wait_for(
+        'slurmctld', lambda: _listening(CTLD_PORT), [slurmctld], ctld_log, timeout=20
+    )
+
+    mark('slurmctld')
+    slurmds = [(node, start_slurmd(state, node, env)) for node in nodes]
+
+    def all_idle():
+        return set(node_states(state).values()) <= {'idle'}
+
+    deadline = time.monotonic() + 20
+    while not all_idle():
+        for node, proc in slurmds:
+            if proc.poll() is not None:
+                log = start.path('nodes', node['name'], 'slurmd.log')
+                raise BringUpError(
+                    f'slurmd of {node["name"]} exited at start (code '
+                    f'{proc.returncode}): {_last_error(log)}'
+                )
+        if time.monotonic() > deadline:
+            states = node_states(state)
+            bad = [f'{n}={s}' for n, s in states.items() if s != 'idle']
+            raise BringUpError(f'nodes not idle after 20 s: {", ".join(bad)}')
+        time.sleep(0.1)
+    mark('nodes idle')
+
+
+def start_slurmd(state, node, env=None):
+    """Start node *node*'s slurmd in its namespace, pinned to its core."""
+    log = os.path.join(state.run_dir, 'nodes', node['name'], 'slurmd.log')
+    # nsenter --net, not `ip netns exec`: that remounts /sys, and slurmd then
+    # cannot find the cgroup mounts. A UTS namespace gives the node its name.
+    cmd = [
+        'nsenter',
+        f'--net=/run/netns/{node["netns"]}',
+        'unshare',
+        '--uts',
+        'sh',
+        '-c',
+        f'hostname {node["name"]} && exec taskset -c {node["cpu"]} '
+        f'slurmd -D -N {node["name"]} -f {state.slurm_conf}',
+    ]
+    return _Starter(state).spawn(f'slurmd:{node["name"]}', cmd, log, env or state.env())
+
+
+def node_states(state):
+    """``{node: state}`` as Slurm sees them (lower case, flags stripped)."""
+    try:
+        out = subprocess.run(
+            ['sinfo', '-h', '-N', '-o', '%N %T'],
+            capture_output=True,
+            text=True,
+            env=state.env(),
+            timeout=10,
+            check=False,
+        ).stdout
+    except subprocess.TimeoutExpired:
+        out = ''
+    states = {n['name']: 'unknown' for n in state.nodes()}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] in states:
+            states[parts[0]] = parts[1].rstrip('*~#!%$@^-').lower()
+    return states
+
+
+# --------------------------------------------------------------------------
+# Teardown.
+
+
+def down(run_dir=DEFAULT_RUN_DIR, out=None):
+    """Tear the cluster down; return ``(seconds, leftovers)``.
+
+    Stops only what the state records (and what runs in the cluster's own
+    namespaces), then removes namespaces, bridge, cgroups and the run directory.
+    ``leftovers`` lists anything that could not be removed (empty when clean).
+    """
+    t0 = time.monotonic()
+    with _locked(run_dir):
+        state = State.load(run_dir)
+        if state is None:
+            state = State(run_dir, {})
+        _tear_down(state)
+        leftovers = remaining(run_dir)
+    seconds = round(time.monotonic() - t0, 2)
+    if out:
+        status = 'clean' if not leftovers else 'left: ' + '; '.join(leftovers)
+        print(f'test cluster down in {seconds:.1f} s ({status})', file=out)
+    return seconds, leftovers
+
+
+def _tear_down(state):
+    from clusterbench.testcluster import faults
+
+    network = state.get('network', {})
+    # Namespaces we made, plus any left by an earlier crash (names are ours).
+    namespaces = sorted(set(network.get('netns', [])) | set(_our_netns()))
+    # 1. The nodes: slurmd and everything it started, killed where they run.
+    for ns in namespaces:
+        kill_netns_processes(ns)
+    for node in state.nodes():
+        if node.get('slurmd'):
+            stop_processes([node['slurmd']], grace=0)
+    # 2. The daemons, newest first.
+    daemons = state.get('daemons', {})
+    for key in ('slurmctld', 'slurmdbd', 'mariadbd', 'munged'):
+        if key in daemons:
+            stop_processes([daemons[key]], grace=3.0)
+    # 3. Faults that outlive processes (cgroups); tc and nftables go with the
+    # devices and namespaces below.
+    faults.clear_all(state, quiet=True)
+    # 4. Network.
+    for ns in namespaces:
+        subprocess.run(['ip', 'netns', 'del', ns], capture_output=True, check=False)
+    for link in _our_links():
+        subprocess.run(['ip', 'link', 'del', link], capture_output=True, check=False)
+    # 5. Files.
+    if os.path.isdir(state.run_dir) and os.path.exists(
+        os.path.join(state.run_dir, STATE_FILE)
+    ):
+        shutil.rmtree(state.run_dir, ignore_errors=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(os.path.abspath(state.run_dir) + '.lock')
+
+
+def _our_links():
+    try:
+        names = os.listdir('/sys/class/net')
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if n == BRIDGE or n.startswith(NETNS_PREFIX))
+
+
+def remaining(run_dir=DEFAULT_RUN_DIR):
+    """What a clean teardown must not leave: each leftover as one line."""
+    from clusterbench.testcluster import faults
+
+    left = []
+    if os.path.exists(run_dir):
+        left.append(f'run directory {run_dir}')
+    left += [f'network namespace {n}' for n in _our_netns()]
+    left += [f'network device {n}' for n in _our_links()]
+    left += [f'cgroup {p}' for p in faults.our_cgroups()]
+    for pid in _pids_using(run_dir):
+        left.append(f'process {pid} ({_comm(pid)}) using {run_dir}')
+    return left
+
+
+def _comm(pid):
+    try:
+        with open(f'/proc/{pid}/comm') as f:
+            return f.read().strip()
+    except OSError:
+        return '?'
+
+
+def _pids_using(run_dir):
+    """Processes whose command line names the run directory (ours, if any)."""
+    found = []
+    needle = os.path.abspath(run_dir).encode()
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f'/proc/{entry}/cmdline', 'rb') as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if needle in cmdline and not _is_zombie(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+# --------------------------------------------------------------------------
+# Status.
+
+
+def summary(state):
+    nodes = state.nodes()
+    lines = [
+        f'test cluster {state.get("cluster", CLUSTER)}: {len(nodes)} node(s), '
+        f'partition {state.get("partition", PARTITION)}, run directory '
+        f'{state.run_dir}'
+        + (f', up in {state["up_seconds"]:.1f} s' if 'up_seconds' in state else ''),
+        f'  export SLURM_CONF={state.slurm_conf}',
+    ]
+    states = node_states(state) if nodes else {}
+    for node in nodes:
+        lines.append(
+            f'  {node["name"]:4} {node["addr"]:12} cpu {node["cpu"]}  '
+            f'slurmd {"running" if alive(node.get("slurmd")) else "DEAD"}  '
+            f'slurm state {states.get(node["name"], "?")}'
+        )
+    for key, proc in sorted(state.get('daemons', {}).items()):
+        lines.append(
+            f'  {key:10} pid {proc["pid"]:<7} {"running" if alive(proc) else "DEAD"}'
+        )
+    for node, faults in sorted(state.get('faults', {}).items()):
+        for kind, detail in sorted(faults.items()):
+            lines.append(f'  fault on {node}: {kind} {detail}')
+    return '\n'.join(lines)
+
+
+def status(run_dir=DEFAULT_RUN_DIR):
+    """``(healthy, text)``: whether every daemon runs and every node is idle/alloc."""
+    state = State.load(run_dir)
+    if state is None:
+        return False, f'no test cluster recorded in {run_dir}'
+    daemons = state.get('daemons', {})
+    healthy = all(alive(p) for p in daemons.values()) and all(
+        alive(n.get('slurmd')) for n in state.nodes()
+    )
+    return healthy, summary(state)
