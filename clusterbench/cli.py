@@ -1,7 +1,6 @@
 """The ``clusterbench`` command line."""
 
 import argparse
-import os
 import sys
 
 from clusterbench import (
@@ -18,7 +17,7 @@ from clusterbench import (
     spackenv,
     verdict,
 )
-from clusterbench.errors import ClusterbenchError
+from clusterbench.errors import ClusterbenchError, run_command
 
 FORMATS = {
     'table': verdict.format_table,
@@ -240,17 +239,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if getattr(args, 'reframe_args', None) and args.reframe_args[0] == '--':
         args.reframe_args = args.reframe_args[1:]
-    try:
-        return args.func(args)
-    except ClusterbenchError as err:
-        print(f'clusterbench: error: {err}', file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away; that is not an error of ours.
-        sys.stdout = open(os.devnull, 'w')
-        return 0
+    return run_command('clusterbench', args.func, args)
 
 
 if __name__ == '__main__':

@@ -5,7 +5,7 @@ import json
 import sys
 
 from clusterbench.acceptance import battery, links, nodes, reports, scaling
-from clusterbench.errors import ClusterbenchError
+from clusterbench.errors import ClusterbenchError, run_command
 
 
 def _node_list(text):
@@ -165,13 +165,7 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except ClusterbenchError as err:
-        print(f'acceptance: error: {err}', file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+    return run_command('acceptance', args.func, args)
 
 
 if __name__ == '__main__':

@@ -1,10 +1,9 @@
 """``python -m clusterbench.testcluster up|down|status|fault|clear``."""
 
 import argparse
-import os
 import sys
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.errors import ClusterbenchError, run_command
 from clusterbench.testcluster import cluster, faults
 
 
@@ -97,17 +96,7 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except ClusterbenchError as err:
-        print(f'testcluster: error: {err}', file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away; what was asked was done.
-        sys.stdout = open(os.devnull, 'w')
-        return 0
+    return run_command('testcluster', args.func, args)
 
 
 if __name__ == '__main__':
