@@ -45,10 +45,10 @@ clean:
 
 # The Slurm test cluster `box` (root; network namespaces) and acceptance on it.
 box-up: setup
-	$(BIN)/python -m clusterbench.testcluster up --nodes $(NODES)
+	$(BIN)/clusterbench testcluster up --nodes $(NODES)
 
 box-down:
-	$(BIN)/python -m clusterbench.testcluster down
+	$(BIN)/clusterbench testcluster down
 
 acceptance: setup
-	$(BIN)/python -m clusterbench.acceptance battery --system $(ACCEPT)
+	$(BIN)/clusterbench acceptance battery --system $(ACCEPT)

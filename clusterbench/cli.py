@@ -1,6 +1,7 @@
 """The ``clusterbench`` command line."""
 
 import argparse
+import importlib
 import sys
 
 from clusterbench import (
@@ -232,10 +233,31 @@ def parser():
     )
     report.add_arguments(rpt)
     rpt.set_defaults(func=_report)
+    for name, (_, what) in DELEGATED.items():
+        # Listed here; main() hands everything after the name to the module.
+        sub.add_parser(name, help=what, add_help=False)
     return top
 
 
+#: Subcommands that are whole programs of their own: name -> (module, help).
+DELEGATED = {
+    'acceptance': (
+        'clusterbench.acceptance.__main__',
+        'node and fabric acceptance, and scaling (see: clusterbench acceptance -h)',
+    ),
+    'testcluster': (
+        'clusterbench.testcluster.__main__',
+        'the Slurm test cluster box: up, down, status, fault, clear '
+        '(see: clusterbench testcluster -h)',
+    ),
+}
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in DELEGATED:
+        module = importlib.import_module(DELEGATED[argv[0]][0])
+        return module.main(argv[1:], prog=f'clusterbench {argv[0]}')
     args = parser().parse_args(argv)
     if getattr(args, 'reframe_args', None) and args.reframe_args[0] == '--':
         args.reframe_args = args.reframe_args[1:]

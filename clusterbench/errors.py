@@ -21,3 +21,12 @@ def run_command(prog, func, args):
         # The reader (e.g. `| head`) went away; that is not an error of ours.
         sys.stdout = open(os.devnull, 'w')
         return 0
+
+
+def parse_and_run(parser, name, argv=None, prog=None):
+    """Parse *argv* with *parser* (``prog`` renames it: ``clusterbench NAME``)
+    and run the chosen subcommand's ``func`` through :func:`run_command`."""
+    if prog:
+        parser.prog = prog
+    args = parser.parse_args(argv)
+    return run_command(prog or name, args.func, args)

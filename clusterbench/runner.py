@@ -1,6 +1,7 @@
 """`clusterbench run`: a ReFrame session on one system, then the verdict table."""
 
 import os
+import runpy
 import shlex
 import subprocess
 import sys
@@ -43,6 +44,38 @@ def reframe_command(config, checks, system, prefix, report, extra=()):
     ]
 
 
+def _partitions(config, system):
+    """The partitions of *system* (``name`` or ``name:partition``) in *config*."""
+    try:
+        site = runpy.run_path(config)['site_configuration']
+    except Exception:  # noqa: BLE001 - ReFrame reports a broken config itself
+        return []
+    name, _, part = system.partition(':')
+    for entry in site.get('systems', []):
+        if entry.get('name') == name:
+            return [
+                p for p in entry.get('partitions', []) if not part or p['name'] == part
+            ]
+    return []
+
+
+def policy_options(config, system, extra=()):
+    """``--exec-policy=serial`` where builds would share the node with runs.
+
+    With the ``local`` scheduler every job runs on this host, and ReFrame
+    builds (locally) while another test's benchmark runs: a compile beside a
+    benchmark corrupts its figure. One test at a time there; a batch
+    partition keeps ReFrame's concurrent default. An explicit
+    ``--exec-policy`` in *extra* wins.
+    """
+    if any(arg.startswith('--exec-policy') for arg in extra):
+        return []
+    partitions = _partitions(config, system)
+    if partitions and all(p.get('scheduler') == 'local' for p in partitions):
+        return ['--exec-policy=serial']
+    return []
+
+
 def run(config, checks, system, results, references, extra=(), out=sys.stdout):
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
@@ -52,6 +85,7 @@ def run(config, checks, system, results, references, extra=(), out=sys.stdout):
     refdata.check_directory(references)
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
+    extra = [*policy_options(config, system, extra), *extra]
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)

@@ -2,8 +2,8 @@
 
 Node battery, on every node at once:
 ``reframe ... -n NodeProbeCheck -n NodeCGCheck --distribute -r``, then
-``python -m clusterbench.acceptance nodes REPORT``.
-Scaling (``-P node_count=1,2``): ``python -m clusterbench.acceptance scaling
+``clusterbench acceptance nodes REPORT``.
+Scaling (``-P node_count=1,2``): ``clusterbench acceptance scaling
 REPORT`` for speedup and parallel efficiency.
 """
 

@@ -1,7 +1,7 @@
 """Fabric acceptance and point-to-point between two nodes (multi-node partitions).
 
 ``FabricCheck``: every pair of the partition's nodes in O(N) rounds (our
-src/fabric); ``python -m clusterbench.acceptance links REPORT`` names the bad
+src/fabric); ``clusterbench acceptance links REPORT`` names the bad
 links. ``PointToPointCheck``: latency, bandwidth and message rate between two
 nodes.
 """

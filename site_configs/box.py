@@ -1,6 +1,6 @@
 """System ``box``: the Slurm test cluster of ``clusterbench.testcluster``.
 
-``python -m clusterbench.testcluster up --nodes N`` brings up a real Slurm 22.05
+``clusterbench testcluster up --nodes N`` brings up a real Slurm 22.05
 cluster on this machine: N nodes ``n1..nN``, each a slurmd in a network
 namespace of its own (10.99.0.11, .12, ...) pinned to one core, so MPI between
 nodes crosses a network over TCP. This file reads the cluster's state (its run

@@ -1,11 +1,12 @@
 """Running the real ReFrame of this environment on the project's checks."""
 
-import json
 import os
 import subprocess
 import sys
 
 from conftest import PROJECT
+
+from clusterbench.testcluster.testing import run_reframe
 
 BIN = os.path.dirname(sys.executable)
 CONFIG = os.path.join(PROJECT, 'site_configs', 'local.py')
@@ -17,7 +18,6 @@ def tool(name):
 
 def reframe(prefix, *args, checks='reframe_checks', env=None, timeout=600):
     """Run ``reframe -r`` into *prefix*; return (exit code, output, report or None)."""
-    report = os.path.join(prefix, 'report.json')
     # Test sessions go to a database of their own, not the project's history.
     # Nor are they judged by the project's references (recorded at full size):
     # a test that wants references passes its own RFM_REFERENCE_PREFIX.
@@ -28,33 +28,7 @@ def reframe(prefix, *args, checks='reframe_checks', env=None, timeout=600):
         'RFM_REFERENCE_PREFIX': no_refs,
         **(env or {}),
     }
-    cmd = [
-        tool('reframe'),
-        '-C',
-        CONFIG,
-        '-c',
-        os.path.join(PROJECT, checks),
-        '--prefix',
-        str(prefix),
-        '--report-file',
-        report,
-        '--nocolor',
-        *args,
-        '-r',
-    ]
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        env={**os.environ, **env},
-        timeout=timeout,
-    )
-    data = None
-    if os.path.exists(report):
-        with open(report) as f:
-            data = json.load(f)
-    return proc.returncode, proc.stdout + proc.stderr, data
+    return run_reframe(CONFIG, prefix, *args, checks=[checks], env=env, timeout=timeout)
 
 
 def clusterbench(*args, timeout=900):

@@ -4,7 +4,11 @@ import os
 import re
 
 import pytest
-from rfm import clusterbench, only_case, reframe
+from rfm import CONFIG, clusterbench, only_case, reframe
+
+from clusterbench.checks.energy import FIGURES as ENERGY
+from clusterbench.parsers import hpcc
+from clusterbench.testcluster.testing import run_reframe
 
 pytestmark = pytest.mark.integration
 
@@ -76,8 +80,14 @@ def test_plain_reframe_and_compare_agree_on_verdicts(judged_run):
     assert verdicts['hpl'] == 'pass'
     assert verdicts['mpifft'] == 'FLAGGED'
     assert verdicts['dgemm_star'] == 'no reference'
-    assert len(verdicts) == 24
-    assert '1 pass, 1 FLAGGED, 22 no reference, 0 FAILED' in result.stdout
+    # Every HPCC figure and the HPL/DGEMM efficiency, plus energy figures
+    # where the node exposes them (none of them has a reference here).
+    assert set(verdicts) - set(ENERGY) == {
+        *(name for name, _, _ in hpcc.FIGURES.values()),
+        'hpl_dgemm_efficiency',
+    }
+    unreferenced = len(verdicts) - 2
+    assert f'1 pass, 1 FLAGGED, {unreferenced} no reference, 0 FAILED' in result.stdout
 
 
 def test_hpcc_is_only_offered_where_the_binary_is(tmp_path):
@@ -104,3 +114,44 @@ def test_a_missing_binary_is_named(tmp_path):
     case = only_case(report)
     assert case['fail_phase'] == 'sanity'
     assert 'hpcc not found on the nodes' in case['fail_reason']
+
+
+LINKED_CONFIG = """\
+import runpy
+site = runpy.run_path({local!r})['site_configuration']
+part = site['systems'][0]['partitions'][0]
+part['extras'] = {{**part['extras'], 'link_peak_mbs': 1000.0}}
+site_configuration = site
+"""
+
+
+def test_a_declared_link_gets_the_pingpong_efficiency_across_nodes(tmp_path):
+    config = tmp_path / 'linked.py'
+    config.write_text(LINKED_CONFIG.format(local=CONFIG))
+    prefix = tmp_path / 'run'
+    rc, out, report = run_reframe(
+        str(config),
+        prefix,
+        *TINY,
+        '-S',
+        'num_nodes=2',  # two "nodes" of this host: four ranks
+        checks=['reframe_checks'],
+        # Judged by no references: tiny HPL sizes are far below them.
+        env={
+            'RFM_SQLITE_DB_FILE': str(prefix / 'results.db'),
+            'RFM_REFERENCE_PREFIX': str(tmp_path),
+        },
+    )
+    case = only_case(report)
+    assert case['result'] == 'pass', out
+    values = {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
+    assert values['pingpong_link_efficiency'] == pytest.approx(
+        100.0 * values['pingpong_bandwidth_min'] * 1000.0 / 1000.0, rel=1e-6
+    )
+    assert case['link_peak']['peak_mbs'] == 1000.0
+
+    # One node: no pair crosses a link, and the report says so.
+    rc, out, report = reframe(tmp_path / 'one', *TINY)
+    case = only_case(report)
+    assert 'pingpong_link_efficiency' not in str(case['perfvalues'])
+    assert case['efficiency_note'].startswith('one node:')

@@ -20,9 +20,9 @@ from clusterbench.parsers import imb, osu
 pytestmark = pytest.mark.integration
 
 NO_PREFIX = {'CLUSTERBENCH_OSU_PREFIX': '', 'CLUSTERBENCH_IMB_PREFIX': ''}
-OSU_P2P = 'OSUPointToPointCheck%placement=intra'
-OSU_ALLREDUCE = 'OSUCollectiveCheck%benchmark=osu_allreduce'
-IMB_P2P = 'IMBPointToPointCheck%placement=intra'
+OSU_P2P = 'OSUPointToPointCheck%.*placement=intra'
+OSU_ALLREDUCE = 'OSUCollectiveCheck%.*benchmark=osu_allreduce'
+IMB_P2P = 'IMBPointToPointCheck%.*placement=intra'
 
 
 def run(prefix, names, settings=(), env=None):

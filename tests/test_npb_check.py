@@ -21,7 +21,6 @@ from test_npb_makedef import copy_tree
 
 from clusterbench import npb_makedef
 from clusterbench.checks import npb as checks_npb
-from clusterbench.checks.spack import find_spack
 from clusterbench.parsers import npb
 
 pytestmark = pytest.mark.integration
@@ -67,8 +66,6 @@ def skip_lines(out):
 
 
 def test_without_npb_everything_is_skipped_with_one_line(tmp_path):
-    if find_spack():
-        pytest.skip('a spack command is available: Spack would provide NPB')
     rc, out, report = npb_run(tmp_path)
     assert rc == 0, out
     runs = cases(report)
@@ -246,7 +243,12 @@ SPACK_STUB = """\
 printf '%s\\n' "$*" >> {log}
 case "$*" in
   *" load --sh "*) echo "export PATH={bindir}:\\$PATH" ;;
-  *" install"*) echo '{{"roots": []}}' > "$2/spack.lock" ;;
+  *" install"*) cat > "$2/spack.lock" <<'LOCK'
+{{"_meta": {{"file-type": "spack-lockfile"}},
+ "roots": [{{"hash": "abc123", "spec": "npb implementation=mpi names=cg classes=S"}}],
+ "concrete_specs": {{"abc123": {{"name": "npb", "version": "3.4.3"}}}}}}
+LOCK
+  ;;
 esac
 exit 0
 """
@@ -264,7 +266,7 @@ def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
     (env_dir / 'spack.yaml').write_text('spack:\n  specs: []\n  view: false\n')
     rc, out, report = npb_run(
         tmp_path / 'run', '-S', f'npb_spack_env={env_dir}', '-S', 'npb_class=S',
-        '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+        '-S', 'build_mode=spack', '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
         env={'CLUSTERBENCH_SPACK': str(stub)},
     )  # fmt: skip
     assert rc == 0, out
@@ -276,8 +278,51 @@ def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
     assert f'-e . add {spec}' in calls
     assert '-e . install' in calls
     assert any(c.endswith(f'load --sh {spec}') for c in calls)
-    # The concretized lock is kept with the results.
+    # The concretized lock is kept with the results, its root hash logged
+    # with the build and the run.
     assert os.path.isfile(os.path.join(build['outputdir'], 'spack.lock'))
+    for case in (build, run):
+        assert case['build_provider'] == 'spack'
+        assert case['spack_spec'] == spec
+        assert case['spack_root_hash'] == 'abc123'
+    assert run['mpi'] == 'openmpi' and run['compiler'] == 'gcc'
+
+
+def test_without_build_mode_spack_a_spack_on_path_is_not_used(tmp_path):
+    stub = tmp_path / 'stub' / 'spack'
+    stub.parent.mkdir()
+    log = tmp_path / 'calls.log'
+    stub.write_text(SPACK_STUB.format(log=log, bindir=tmp_path))
+    stub.chmod(0o755)
+    rc, out, report = npb_run(
+        tmp_path / 'run', '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+        env={'CLUSTERBENCH_SPACK': str(stub), 'PATH': f'{stub.parent}:'
+             + os.environ['PATH']},
+    )  # fmt: skip
+    assert rc == 0, out
+    (run,) = cases(report).values()
+    assert run['result'] == 'skip'
+    assert 'or build it with -S build_mode=spack' in out
+    assert not log.exists()
+
+
+def test_build_mode_spack_without_spack_is_one_line(tmp_path):
+    path = os.pathsep.join(
+        d
+        for d in os.environ['PATH'].split(os.pathsep)
+        if not os.access(os.path.join(d, 'spack'), os.X_OK)
+    )
+    rc, out, report = npb_run(
+        tmp_path, '-S', 'build_mode=spack', '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+        env={'CLUSTERBENCH_SPACK': '', 'PATH': path},
+    )  # fmt: skip
+    assert rc == 0, out
+    (run,) = cases(report).values()
+    assert run['result'] == 'skip'
+    assert (
+        'spack not on PATH (nor $CLUSTERBENCH_SPACK): npb is built only through '
+        'Spack in a build_mode=spack session' in out
+    )
 
 
 @pytest.mark.skipif(not REAL_TREE, reason='CLUSTERBENCH_NPB_SOURCE not set')
@@ -294,18 +339,13 @@ def test_real_npb_class_s_every_benchmark(tmp_path):
         assert figures(case)['mops_total'] > 0
 
 
-def test_provider_precedence(tmp_path):
-    env = tmp_path / 'env'
-    env.mkdir()
-    (env / 'spack.yaml').write_text('spack:\n  specs: []\n')
-    assert (
-        checks_npb.provider('/src', '/pfx', 'mod', str(env), '/bin/spack') == 'source'
-    )
-    assert checks_npb.provider('', '/pfx', 'mod', str(env), '/bin/spack') == 'prefix'
-    assert checks_npb.provider('', '', 'mod', str(env), '/bin/spack') == 'module'
-    assert checks_npb.provider('', '', '', str(env), '/bin/spack') == 'spack'
-    assert checks_npb.provider('', '', '', str(env), None) is None
-    assert checks_npb.provider('', '', '', None, '/bin/spack') is None
+def test_provider_precedence():
+    assert checks_npb.provider('/src', '/pfx', 'mod', 'spack') == 'source'
+    assert checks_npb.provider('', '/pfx', 'mod', 'spack') == 'prefix'
+    assert checks_npb.provider('', '', 'mod', 'spack') == 'module'
+    assert checks_npb.provider('', '', '', 'spack') == 'spack'
+    assert checks_npb.provider('', '', '', 'offline') is None
+    assert checks_npb.provider() is None
 
 
 def test_installed_binary_prefers_34_naming(tmp_path):

@@ -234,6 +234,31 @@ def test_imb_osu_netpipe_curves_from_the_report(imb_curves, fixtures_dir):
     assert 'link is not used' in osu_row.note
 
 
+def test_reruns_of_a_configuration_are_one_line_their_median(fixtures_dir):
+    lat = osu.parse(read(os.path.join(fixtures_dir, 'osu', 'osu_latency.out')))
+    slower = curvelib.Curve(
+        lat.name,
+        lat.sizes,
+        {c: (u, [v * 2 for v in vals]) for c, (u, vals) in lat.columns.items()},
+        lat.meta,
+    )
+    name = 'OSUPointToPointCheck %placement=intra'
+    data = assemble.assemble(
+        [
+            run(
+                case(name=name, curves=kept(lat), uuid='s1:0:0'),
+                case(name=name, curves=kept(slower), uuid='s1:1:0', run_index=1),
+                case(name=name, curves=kept(slower), uuid='s1:2:0', run_index=2),
+            )
+        ]
+    )
+    (line,) = data.communication.lines[('PingPong', 'latency')]
+    assert line.runs == 3 and 'median of 3 runs' in line.label
+    first = dict(zip(lat.sizes, lat.values('latency')))
+    for size, value in line.curve.points:
+        assert value == pytest.approx(2 * first[size])
+
+
 def test_curve_files_are_read_when_the_report_has_no_curves(tmp_path, imb_curves):
     path = tmp_path / 'curve_pingpong.csv'
     curvelib.write_csv(path, imb_curves['PingPong'])

@@ -335,3 +335,98 @@ def test_a_check_with_an_offline_provider_falls_back_and_says_so(
         'provider, a shell one-liner'
     )
     assert (warning in out) == (mode == 'spack')
+
+
+# -- NPB, IMB and OSU: the same Spack path, offline providers otherwise ----
+
+SUITE_CHECKS = (
+    'IMBPointToPointCheck%.*placement=intra',
+    'OSUPointToPointCheck%.*placement=intra%benchmark=osu_bw',
+    'NPBCheck%.*npb_binaries.benchmark=cg',
+)
+SUITE_SPECS = {
+    'IMBPointToPointCheck': 'intel-mpi-benchmarks ^{mpi}',
+    'OSUPointToPointCheck': 'osu-micro-benchmarks ^{mpi}',
+    'NPBProvided': 'npb implementation=mpi ^{mpi}',
+}
+
+
+@pytest.fixture(scope='module')
+def stub_suites(stub_spack, tmp_path_factory):
+    spack, log, _ = stub_spack
+    prefix = tmp_path_factory.mktemp('suites')
+    names = []
+    for name in SUITE_CHECKS:
+        names += ['-n', name]
+    rc, out, report = reframe(
+        prefix,
+        *names,
+        '-S',
+        'build_mode=spack',
+        '-S',
+        'spack_install_opts=--fake',
+        checks=CHECKS,
+        env={
+            'CLUSTERBENCH_SPACK': str(spack),
+            'CLUSTERBENCH_IMB_PREFIX': '',
+            'CLUSTERBENCH_OSU_PREFIX': '',
+        },
+    )
+    assert report is not None, out
+    cases = {
+        (c['name'].split()[0], c['environ']): c for c in report['runs'][0]['testcases']
+    }
+    return out, cases, log.read_text().splitlines()
+
+
+def test_npb_imb_osu_build_the_locks_root_through_spack(stub_suites):
+    out, cases, calls = stub_suites
+    assert set(cases) == {
+        (check, env) for check in SUITE_SPECS for env in ('gnu-openmpi', 'gnu-mpich')
+    } | {('NPBCheck', env) for env in ('gnu-openmpi', 'gnu-mpich')}
+    for environ, mpi in (('gnu-openmpi', 'openmpi'), ('gnu-mpich', 'mpich')):
+        env = f'local/default-{environ}'
+        lock = spackenv.load_lock(os.path.join(spackenv.ENVS_ROOT, env))
+        for check, spec in SUITE_SPECS.items():
+            spec = spec.format(mpi=mpi)
+            case = cases[(check, environ)]
+            # The build phase passed; the stand-in installed nothing to run.
+            assert case['fail_phase'] not in ('setup', 'compile'), case['fail_reason']
+            assert f'-e {env} install --fake {spec}' in calls
+            assert case['build_provider'] == 'spack'
+            assert case['spack_env'] == f'spack_envs/{env}'
+            assert case['spack_spec'] == spec
+            (root,) = [r['hash'] for r in lock.roots if r['spec'] == spec]
+            assert case['spack_root_hash'] == root
+            assert case['spack_lock_sha256'] == lock.sha256
+            # Kept with the outputs; where the run failed (here: always, for
+            # want of binaries) ReFrame keeps the stage instead.
+            assert any(
+                os.path.isfile(os.path.join(kept, 'spack.lock'))
+                for kept in (case['outputdir'], os.path.join(case['stagedir'], env))
+            )
+        # The run of NPB carries its build's provenance and its stack.
+        run = cases[('NPBCheck', environ)]
+        assert (
+            run['spack_root_hash'] == cases[('NPBProvided', environ)]['spack_root_hash']
+        )
+        assert (run['mpi'], run['compiler']) == (mpi, 'gcc')
+        assert cases[('OSUPointToPointCheck', environ)]['mpi'] == mpi
+    assert 'Traceback' not in out
+
+
+def test_offline_imb_and_osu_build_nothing_and_say_how_to_provide_them(tmp_path):
+    rc, out, report = reframe(
+        tmp_path,
+        '-n',
+        SUITE_CHECKS[1],
+        '-p',
+        'gnu-openmpi',
+        checks=CHECKS,
+        env={'CLUSTERBENCH_OSU_PREFIX': ''},
+    )
+    assert rc == 0, out
+    (case,) = report['runs'][0]['testcases']
+    assert case['result'] == 'skip'
+    assert case['build_provider'] == 'offline'
+    assert 'OSU Micro-Benchmarks not installed' in case['skip_reason']

@@ -66,23 +66,34 @@ def test_fake_installs_complete_the_build_phase_of_every_spack_check(tmp_path):
     rc, out, report = reframe(
         tmp_path / 'run',
         '-n',
-        r'^(HPLCheck|StreamCheck|HPCGCheck)\b',
+        r'^(HPLCheck|StreamCheck|HPCGCheck|IMBCollectiveCheck)\b',
+        '-n',
+        'OSUPointToPointCheck%.*placement=intra%benchmark=osu_latency',
+        '-n',
+        'NPBCheck%.*npb_binaries.benchmark=cg',
         '-p',
         'gnu-openmpi',
         '-S',
         'build_mode=spack',
         '-S',
         'spack_install_opts=--fake',
-        env={'CLUSTERBENCH_SPACK': str(wrapper)},
+        env={
+            'CLUSTERBENCH_SPACK': str(wrapper),
+            'CLUSTERBENCH_IMB_PREFIX': '',
+            'CLUSTERBENCH_OSU_PREFIX': '',
+        },
         timeout=3600,
     )
     assert report is not None, out
     cases = report['runs'][0]['testcases']
-    assert len(cases) == 3
+    # HPL, STREAM, HPCG, IMB, OSU, and NPB's build fixture and run.
+    assert len(cases) == 7
     for case in cases:
         # The build passed; the empty fake installs have nothing to run.
         assert case['fail_phase'] in (None, 'run', 'sanity'), case['fail_reason']
         assert case['build_provider'] == 'spack'
+        if not case['fixture'] and case['name'].startswith('NPBCheck'):
+            continue  # NPB's run: its build is the fixture's
         staged = os.path.join(case['stagedir'], 'local', 'default-gnu-openmpi')
         assert _roots(os.path.join(staged, 'spack.lock')) == _roots(
             os.path.join(

@@ -1,6 +1,6 @@
 """Node and fabric acceptance, and scaling, from ReFrame run reports.
 
-``python -m clusterbench.acceptance nodes|links|scaling REPORT.json ...``:
+``clusterbench acceptance nodes|links|scaling REPORT.json ...``:
 
 * ``nodes``: rank the nodes of a battery run (every node at once) by robust
   z-score against their peers and by reference; name each node not accepted

@@ -1,11 +1,14 @@
-"""``python -m clusterbench.acceptance nodes|links|scaling REPORT.json ...``."""
+"""``clusterbench acceptance nodes|links|battery|scaling ...``.
+
+Also ``python -m clusterbench.acceptance``.
+"""
 
 import argparse
 import json
 import sys
 
 from clusterbench.acceptance import battery, links, nodes, reports, scaling
-from clusterbench.errors import ClusterbenchError, run_command
+from clusterbench.errors import ClusterbenchError, parse_and_run
 
 
 def _node_list(text):
@@ -108,7 +111,7 @@ def _battery(args):
 
 def parser():
     top = argparse.ArgumentParser(
-        prog='python -m clusterbench.acceptance',
+        prog='clusterbench acceptance',
         description='Node and fabric acceptance, and scaling, from ReFrame reports',
     )
     sub = top.add_subparsers(dest='command', required=True)
@@ -163,9 +166,8 @@ def parser():
     return top
 
 
-def main(argv=None):
-    args = parser().parse_args(argv)
-    return run_command('acceptance', args.func, args)
+def main(argv=None, prog=None):
+    return parse_and_run(parser(), 'acceptance', argv, prog)
 
 
 if __name__ == '__main__':

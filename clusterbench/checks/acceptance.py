@@ -3,13 +3,13 @@
 Node acceptance: a short battery on one node (``nodeprobe``: STREAM and DGEMM
 on one core; the sparse CG solver on one rank), run on every node of a
 partition at once with ReFrame's ``--distribute``; then
-``python -m clusterbench.acceptance nodes REPORT`` ranks the nodes and names
+``clusterbench acceptance nodes REPORT`` ranks the nodes and names
 any outside its peers (robust z-score) or its reference.
 
 Scaling: the existing checks (CG solver strong and weak, HPCC, NPB) with the
 node count as a parameter ``node_count`` (``-P node_count=1,2,4`` to choose);
 counts the partition cannot hold are skipped with the reason, and
-``python -m clusterbench.acceptance scaling REPORT`` reports speedup and
+``clusterbench acceptance scaling REPORT`` reports speedup and
 parallel efficiency against the smallest count that ran.
 """
 
@@ -28,8 +28,9 @@ from reframe.core.exceptions import SanityError
 
 from clusterbench.acceptance import outputs
 from clusterbench.checks.cgsolver import CGSolverBase
-from clusterbench.checks.fabric import AcceptanceSpec, JobStateCheck, partition_nodes
+from clusterbench.checks.fabric import AcceptanceSpec, partition_nodes
 from clusterbench.checks.hpcc import HPCCBase
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.npb import NPBBase
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
@@ -118,7 +119,7 @@ class NodeProbeBase(
         }
 
 
-class NodeCGBase(AcceptanceSpec, JobStateCheck, CGSolverBase):
+class NodeCGBase(AcceptanceSpec, CGSolverBase):
     """The sparse CG solver on one rank of one node (class A by default)."""
 
     descr = 'Node battery: sparse CG solver on one core'
@@ -158,7 +159,7 @@ class ScalingPlugin(rfm.RegressionTestPlugin):
         )
 
 
-class CGScalingBase(ScalingPlugin, JobStateCheck, CGSolverBase):
+class CGScalingBase(ScalingPlugin, CGSolverBase):
     """The CG solver on 1, 2, 4 ... nodes, all cores of each: strong and weak."""
 
     descr = 'Sparse CG solver: strong and weak scaling over nodes'
@@ -174,7 +175,7 @@ class CGScalingBase(ScalingPlugin, JobStateCheck, CGSolverBase):
         self.scaling = self.mode
 
 
-class HPCCScalingBase(ScalingPlugin, JobStateCheck, HPCCBase):
+class HPCCScalingBase(ScalingPlugin, HPCCBase):
     """HPCC on 1, 2, 4 ... nodes; speedup from HPL's rate."""
 
     descr = 'HPC Challenge: scaling over nodes'
@@ -192,7 +193,7 @@ class HPCCScalingBase(ScalingPlugin, JobStateCheck, HPCCBase):
         )
 
 
-class NPBScalingBase(ScalingPlugin, JobStateCheck, NPBBase):
+class NPBScalingBase(ScalingPlugin, NPBBase):
     """NPB on 1, 2, 4 ... nodes where NPB is provided (else skipped, one line)."""
 
     descr = 'NAS Parallel Benchmarks: scaling over nodes'

@@ -14,6 +14,7 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import SanityError
 
 from clusterbench.checks.instrumented import Instrumented
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.profiling import agrees_with_cgsolver
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
@@ -70,7 +71,9 @@ def _figure(result, name):
     return cgsolver.figures(result)[name][0]
 
 
-class CGSolverBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
+class CGSolverBase(
+    Instrumented, JobStateCheck, ExternalReferences, rfm.RunOnlyRegressionTest
+):
     """Runs the solver on a generated 3-D Poisson problem.
 
     Parameters: stencil, CG variant and ranks per node (``'1'`` or ``'all'``

@@ -33,8 +33,10 @@ from reframe.core.builtins import parameter, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
 from clusterbench import curves, linkpeak
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores
+from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
 
 CURVE_FILE = 'curve_{}.csv'
@@ -146,10 +148,16 @@ def verified_output(verify, path, exitcode, what):
         raise SanityError(str(err)) from None
 
 
-class CommBase(ExternalReferences, rfm.RunOnlyRegressionTest):
-    """Base of the communication checks (not registered)."""
+class CommBase(JobStateCheck, ExternalReferences, rfm.RegressionTest):
+    """Base of the communication checks (not registered).
+
+    A full test (build, then run) because some suites are built by Spack
+    (:class:`InstalledSuite`); one that has nothing to build gets an empty
+    build, which runs locally and does nothing.
+    """
 
     valid_systems = ['*']
+    sourcesdir = None
     time_limit = '30m'
     #: 'core': bind each rank to a core with the launcher's options; 'none'.
     pin_ranks = variable(str, value='core')
@@ -200,6 +208,12 @@ class CommBase(ExternalReferences, rfm.RunOnlyRegressionTest):
         self.env_vars.update(env)
         if note:
             self.logger.info(f'{self.display_name}: {note}')
+
+    @run_before('compile')
+    def _nothing_to_build(self):
+        if not self.build_system:
+            self.build_system = 'CustomBuild'
+            self.build_system.commands = []
 
     @run_before('run')
     def _pin(self):
@@ -310,17 +324,26 @@ class CollectiveBase(CommBase):
         self.place(per_node * self.num_nodes, per_node)
 
 
-class InstalledSuite(rfm.RegressionTestPlugin):
-    """Finds an installed suite's binaries, or skips with one line saying how.
+class InstalledSuite(SpackBuilt):
+    """A suite from Spack (``-S build_mode=spack``) or installed.
 
-    Subclasses set ``suite`` (e.g. ``'osu'``: variable ``osu_prefix``,
-    environment variable ``CLUSTERBENCH_OSU_PREFIX``, feature ``osu``),
-    ``suite_title`` and ``suite_subdirs``.
+    Offline (the default) the binaries come from an installed prefix or an
+    environment that provides them, or the test is skipped with one line
+    saying how to provide them. Subclasses set ``suite`` (e.g. ``'osu'``:
+    variable ``osu_prefix``, environment variable ``CLUSTERBENCH_OSU_PREFIX``,
+    feature ``osu``), ``suite_title``, ``suite_subdirs``, ``spack_package``
+    and, at init, ``spack_executable`` (the binary of this test).
     """
 
     suite = ''
     suite_title = ''
     suite_subdirs = ()
+    offline_provider = 'an installed prefix or an environment providing it'
+    #: The MPI flavour (a partition's environments offer some of them).
+    mpi = parameter(MPI_FLAVOURS)
+
+    def offline_build(self):
+        self.executable = self.locate(self.spack_executable)
 
     def suite_prefix(self):
         return getattr(self, f'{self.suite}_prefix') or os.environ.get(

@@ -23,6 +23,8 @@ from reframe.core.logging import getlogger
 from clusterbench import energy
 
 SAMPLES_FILE = 'energy.jsonl'
+#: The figures a node that exposes energy adds to every check.
+FIGURES = ('energy_j', 'mean_power_w')
 
 _told = set()
 
@@ -100,9 +102,9 @@ class EnergyMeasurement(rfm.RegressionTestPlugin):
         if not summary.get('available'):
             say_once(summary)
             return
-        self.perf_variables['energy_j'] = sn.make_performance_function(
+        self.perf_variables[FIGURES[0]] = sn.make_performance_function(
             sn.defer(summary['energy_j']), 'J'
         )
-        self.perf_variables['mean_power_w'] = sn.make_performance_function(
+        self.perf_variables[FIGURES[1]] = sn.make_performance_function(
             sn.defer(summary['mean_power_w']), 'W'
         )

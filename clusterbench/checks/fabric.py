@@ -3,7 +3,7 @@
 ``fabric`` measures latency, bandwidth and multi-pair message rate between
 every pair of nodes in O(N) rounds (see src/fabric/fabric.c); the check keeps
 its N x N matrices in the run report (``fabric_result``), where
-``python -m clusterbench.acceptance links`` finds them and names the links
+``clusterbench acceptance links`` finds them and names the links
 that fall outside the population or the partition's link specification.
 
 The specification is the partition's ``extras.acceptance`` (site config):
@@ -23,6 +23,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.exceptions import SanityError
 
 from clusterbench.acceptance import outputs
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.errors import ClusterbenchError
 
@@ -95,28 +96,6 @@ class AcceptanceSpec(rfm.RegressionTestPlugin):
     @run_after('setup')
     def _record_acceptance_spec(self):
         self.acceptance_spec = dict(self.current_partition.extras.get('acceptance', {}))
-
-
-class JobStateCheck(rfm.RegressionTestPlugin):
-    """A job the scheduler ended (a lost node, a time limit) fails with that
-    reason, rather than with the missing output it left behind."""
-
-    @run_before('sanity')
-    def _scheduler_verdict(self):
-        state = (getattr(self.job, 'state', None) or '').upper()
-        bad = {
-            'NODE_FAIL': 'a node of the job was lost',
-            'TIMEOUT': 'the time limit was reached',
-            'CANCELLED': 'the job was cancelled',
-            'BOOT_FAIL': 'a node failed to boot',
-            'OUT_OF_MEMORY': 'out of memory',
-        }
-        for name, why in bad.items():
-            if name in state.split(','):
-                nodes = ','.join(self.job.nodelist or []) or '?'
-                raise SanityError(
-                    f'job {self.job.jobid} ended {name} on {nodes}: {why}'
-                )
 
 
 @sn.deferrable

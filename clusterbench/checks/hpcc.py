@@ -4,12 +4,14 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
-from reframe.core.exceptions import SanityError
+from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import hpl_sizing
+from clusterbench import hpl_sizing, linkpeak
 from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.instrumented import Instrumented
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.errors import ClusterbenchError
@@ -53,11 +55,22 @@ def _verified_summary(path, nprocs, n, exitcode=0):
 
 
 @sn.deferrable
+def _link_efficiency(bandwidth_gbs, peak_mbs):
+    return 100.0 * bandwidth_gbs * 1000.0 / peak_mbs
+
+
+@sn.deferrable
 def _figure(summary, name):
     return hpcc.figures(summary, OUTPUT_FILE)[name][0]
 
 
-class HPCCBase(HPLProblem, Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
+class HPCCBase(
+    HPLProblem,
+    Instrumented,
+    JobStateCheck,
+    ExternalReferences,
+    rfm.RunOnlyRegressionTest,
+):
     """Runs ``hpcc`` on all cores of ``num_nodes`` nodes; records every figure.
 
     HPL's order N fills ``hpl_mem_fraction`` of the nodes' memory (set
@@ -74,6 +87,10 @@ class HPCCBase(HPLProblem, Instrumented, ExternalReferences, rfm.RunOnlyRegressi
     executable = 'hpcc'
     reference_file = 'hpcc.yaml'
     num_nodes = variable(int, value=1)
+    #: The partition's declared link peak (MB/s per direction), if any.
+    link_peak = variable(typ.Dict[str, object], value={})
+    #: Why there is no link efficiency figure, when there is none.
+    efficiency_note = variable(str, value='')
     #: How `clusterbench replay` re-reads a stored output.
     replay_parser = variable(str, value='clusterbench.parsers.hpcc:replay')
     time_limit = '1h'
@@ -89,11 +106,30 @@ class HPCCBase(HPLProblem, Instrumented, ExternalReferences, rfm.RunOnlyRegressi
         self.env_vars['OMP_NUM_THREADS'] = '1'
         self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
         self.size_hpl_problem()
+        self._read_link_peak()
         self.keep_files = [INPUT_FILE, OUTPUT_FILE]
         # Checked on the node that runs the job, not where ReFrame runs.
         self.prerun_cmds = [
             f'command -v {self.executable} >/dev/null || exit {MISSING_BINARY}'
         ]
+
+    def _read_link_peak(self):
+        if self.num_nodes < 2:
+            self.efficiency_note = (
+                "one node: HPCC's PingPong pairs do not cross a link, no efficiency"
+            )
+            return
+        try:
+            peak, reason = linkpeak.from_extras(
+                self.current_partition.extras,
+                f'partition {self.current_partition.fullname}',
+            )
+        except ClusterbenchError as err:
+            raise ReframeError(str(err)) from None
+        if peak is None:
+            self.efficiency_note = f'no efficiency figure: {reason}'
+        else:
+            self.link_peak = peak.as_dict()
 
     @run_before('run')
     def _write_input(self):
@@ -123,3 +159,15 @@ class HPCCBase(HPLProblem, Instrumented, ExternalReferences, rfm.RunOnlyRegressi
             name: sn.make_performance_function(_figure(summary, name), unit)
             for name, unit in units.items()
         }
+        if self.link_peak:
+            # Across nodes the slowest PingPong pair is one that crosses the
+            # link: its bandwidth against the declared peak (GB/s = 1000 MB/s).
+            self.perf_variables['pingpong_link_efficiency'] = (
+                sn.make_performance_function(
+                    _link_efficiency(
+                        _figure(summary, 'pingpong_bandwidth_min'),
+                        self.link_peak['peak_mbs'],
+                    ),
+                    '%',
+                )
+            )

@@ -14,6 +14,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError, SanityError
 
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
@@ -56,7 +57,7 @@ def _figure(values, name):
     return hpcg.figures(values)[name][0]
 
 
-class HPCGBase(SpackBuilt, ExternalReferences, rfm.RegressionTest):
+class HPCGBase(SpackBuilt, JobStateCheck, ExternalReferences, rfm.RegressionTest):
     """HPCG on all cores of ``num_nodes`` nodes, one rank per core, built by Spack.
 
     Each rank gets a ``local_size``^3 grid (a multiple of 8, at least 16)

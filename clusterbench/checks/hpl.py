@@ -15,6 +15,7 @@ from reframe.core.exceptions import SanityError
 
 from clusterbench import hpl_sizing
 from clusterbench.checks.hplproblem import HPLProblem
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
@@ -46,7 +47,9 @@ def _figure(tests, name):
     return hpl.figures(tests)[name][0]
 
 
-class HPLBase(HPLProblem, SpackBuilt, ExternalReferences, rfm.RegressionTest):
+class HPLBase(
+    HPLProblem, SpackBuilt, JobStateCheck, ExternalReferences, rfm.RegressionTest
+):
     """HPL on all cores of ``num_nodes`` nodes, built by Spack.
 
     The MPI flavour, compiler and BLAS are parameters (each combination runs

@@ -1,4 +1,4 @@
-"""Intel MPI Benchmarks (IMB-MPI1) from an installed prefix, Spack view or module.
+"""Intel MPI Benchmarks (IMB-MPI1) built by Spack, or from a prefix or module.
 
 Two runs of IMB-MPI1: the point-to-point set PingPong, PingPing, Sendrecv,
 Exchange on two ranks (``placement`` inter/intra), and the collectives Bcast,
@@ -56,12 +56,31 @@ STATISTIC = (
 )
 
 
+def figures_of(found):
+    """``{name: (value, unit)}`` of IMB's verified curves (``{benchmark: curve}``)."""
+    figures = {}
+    for name, curve in found.items():
+        prefix = f'{name.lower()}_'
+        if name in POINT_TO_POINT:
+            figures.update(curves.latency_figures(curve, _TIME[name], prefix))
+            figures.update(curves.bandwidth_figures(curve, 'bandwidth', prefix))
+        elif curve.sizes == (0,):
+            figures[f'{prefix}latency'] = (curve.values('t_avg')[0], 'us')
+        else:
+            figures.update(
+                curves.latency_figures(curve, 't_avg', prefix, curves.COLLECTIVE_SIZES)
+            )
+    return figures
+
+
 class IMBMixin(InstalledSuite):
     """Where IMB-MPI1 is and how it is run."""
 
     suite = 'imb'
     suite_title = 'Intel MPI Benchmarks (IMB-MPI1)'
     suite_subdirs = ('src_cpp',)
+    spack_package = 'intel-mpi-benchmarks'
+    spack_executable = EXECUTABLE
     #: Install prefix of IMB (also CLUSTERBENCH_IMB_PREFIX).
     imb_prefix = variable(str, value='')
     imb_min_log2 = variable(int, value=0)
@@ -90,6 +109,13 @@ class IMBMixin(InstalledSuite):
         path = os.path.join(self.stagedir, self.job.stdout)
         return verified_output(verify, path, self.job.exitcode, EXECUTABLE)
 
+    def _curves(self):
+        return self.imb_curves(self.imb_benchmarks, self.imb_max_log2)
+
+    @sanity_function
+    def verified(self):
+        return sn.assert_true(self._curves())
+
 
 class IMBPointToPointBase(IMBMixin, PointToPointBase):
     """PingPong, PingPing, Sendrecv, Exchange between nodes or within one."""
@@ -103,25 +129,13 @@ class IMBPointToPointBase(IMBMixin, PointToPointBase):
 
     @run_after('setup')
     def _configure(self):
-        self.executable = self.locate(EXECUTABLE)
         self.place_pairs(1)
         self.imb_configure(self.imb_benchmarks, self.imb_max_log2, POINT_TO_POINT)
-
-    def _curves(self):
-        return self.imb_curves(self.imb_benchmarks, self.imb_max_log2)
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._curves())
 
     @run_before('performance')
     def _set_perf_variables(self):
         found = sn.evaluate(self._curves())
-        figures = {}
-        for name, curve in found.items():
-            prefix = f'{name.lower()}_'
-            figures.update(curves.latency_figures(curve, _TIME[name], prefix))
-            figures.update(curves.bandwidth_figures(curve, 'bandwidth', prefix))
+        figures = figures_of(found)
         for name, bidir in (('pingpong', False), ('sendrecv', True)):
             measured = figures.get(f'{name}_bandwidth_peak', (None,))[0]
             suffix = '_bidir' if bidir else ''
@@ -141,29 +155,11 @@ class IMBCollectiveBase(IMBMixin, CollectiveBase):
 
     @run_after('setup')
     def _configure(self):
-        self.executable = self.locate(EXECUTABLE)
         self.place_all()
         self.imb_configure(self.imb_benchmarks, self.imb_max_log2, COLLECTIVES)
         self.efficiency_note = 'collectives: no link efficiency'
 
-    def _curves(self):
-        return self.imb_curves(self.imb_benchmarks, self.imb_max_log2)
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._curves())
-
     @run_before('performance')
     def _set_perf_variables(self):
         found = sn.evaluate(self._curves())
-        figures = {}
-        for name, curve in found.items():
-            if curve.sizes == (0,):
-                figures[f'{name.lower()}_latency'] = (curve.values('t_avg')[0], 'us')
-                continue
-            figures.update(
-                curves.latency_figures(
-                    curve, 't_avg', f'{name.lower()}_', curves.COLLECTIVE_SIZES
-                )
-            )
-        self.record(figures, list(found.values()))
+        self.record(figures_of(found), list(found.values()))

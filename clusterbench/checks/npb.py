@@ -10,10 +10,18 @@ NPB is not shipped with the harness; a site provides it in one of three ways
 * ``npb_prefix`` (a directory, or its ``bin/``) or ``npb_module`` (a module
   that puts them on PATH): installed ``<bench>.<class>.x`` (3.4 naming) or
   ``<bench>.<class>.<nprocs>`` (3.3 naming);
-* Spack: with a ``spack`` command on PATH and the partition's environment
-  (``npb_spack_env``, else ``spack_envs/<system>/<partition>-<environ>/``),
-  ReFrame's Spack build system installs ``npb implementation=mpi`` there and
-  the concretized ``spack.lock`` is kept with the results.
+* Spack (``-S build_mode=spack``, with ``spack`` on PATH or
+  ``$CLUSTERBENCH_SPACK``): ReFrame's Spack build system installs the npb
+  root of the partition's committed environment
+  (``spack_envs/<system>/<partition>-<environ>/``), exactly as its
+  ``spack.lock`` pins it, like every other Spack-built check
+  (:class:`clusterbench.checks.spack.SpackBuild`); ``npb_spack_env`` names
+  another environment, where ``npb implementation=mpi names=<bench>
+  classes=<class>`` is added and concretized in the stage. The lock is kept
+  with the results either way.
+
+The MPI flavour and compiler are test parameters (``mpi``, ``compiler``): a
+test runs in the programming environments that declare that stack.
 
 Without any of them every test is skipped with one line that says so. A
 process count NPB would refuse, or a run that cannot fit the partition's
@@ -37,9 +45,17 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import ReframeError, SanityError
 
 from clusterbench import npb_makedef, npb_rules, spackenv
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores, node_memory_bytes
-from clusterbench.checks.spack import find_spack
+from clusterbench.checks.spack import (
+    MPI_FLAVOURS,
+    PROVENANCE,
+    BuildProvenance,
+    SpackBuild,
+    StackParameters,
+    find_spack,
+)
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import npb
 
@@ -48,16 +64,16 @@ MAKEDEF_FILE = 'make.def.clusterbench'
 #: The one line of a test skipped because no NPB is provided.
 NOT_PROVIDED = (
     'NPB not provided: give -S npb_source=<unpacked NPB3.4-MPI tree>, '
-    '-S npb_prefix=<directory with {exe}>, -S npb_module=<module>, or put spack '
-    'on PATH with a Spack environment in {spack_env}'
+    '-S npb_prefix=<directory with {exe}>, -S npb_module=<module>, or build it '
+    'with -S build_mode=spack (spack on PATH) from {spack_env}'
 )
 
 
-def provider(source='', prefix='', module='', spack_env='', spack_cmd=None):
+def provider(source='', prefix='', module='', build_mode='offline'):
     """How NPB is provided: 'source', 'prefix', 'module', 'spack' or ``None``.
 
     An explicit source tree, prefix or module wins over Spack, which is used
-    only when a ``spack`` command and the environment (a ``spack.yaml``) exist.
+    only in a Spack session (``build_mode=spack``).
     """
     if source:
         return 'source'
@@ -65,11 +81,7 @@ def provider(source='', prefix='', module='', spack_env='', spack_cmd=None):
         return 'prefix'
     if module:
         return 'module'
-    if (
-        spack_cmd
-        and spack_env
-        and os.path.isfile(os.path.join(spack_env, 'spack.yaml'))
-    ):
+    if build_mode == 'spack':
         return 'spack'
     return None
 
@@ -158,34 +170,6 @@ class _NPBVariables(rfm.RegressionTestPlugin):
             return self.npb_ranks
         return npb_rules.default_ranks(benchmark, self.npb_class, self._npb_cores())
 
-    def _npb_spack_root(self):
-        return os.path.abspath(os.path.join(self.prefix, '..', 'spack_envs'))
-
-    def _npb_spack_env(self):
-        """The Spack environment directory to build in, or ``None``."""
-        if self.npb_spack_env:
-            path = os.path.abspath(self.npb_spack_env)
-            return path if os.path.isfile(os.path.join(path, 'spack.yaml')) else None
-        part = self.current_partition
-        root = self._npb_spack_root()
-        return spackenv.environment_for(
-            part.fullname.split(':')[0],
-            part.name,
-            self.current_environ.name,
-            part.extras,
-            root,
-            os.path.dirname(root),
-        )
-
-    def _npb_provider(self):
-        return provider(
-            self.npb_source,
-            self.npb_prefix,
-            self.npb_module,
-            self._npb_spack_env(),
-            find_spack(),
-        )
-
     def _npb_not_provided(self, benchmark):
         part = self.current_partition
         return NOT_PROVIDED.format(
@@ -198,7 +182,7 @@ class _NPBVariables(rfm.RegressionTestPlugin):
         )
 
 
-class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
+class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
     """Provides one NPB benchmark for one class in one environment.
 
     Used as a fixture of scope ``environment`` by :class:`NPBBase`, which it
@@ -207,6 +191,8 @@ class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
     concrete check declares a subclass in its ``reframe_checks/`` file, so
     that the default Spack environments are found beside it.
     """
+
+    spack_package = 'npb'
 
     benchmark = parameter(list(npb_rules.BENCHMARKS))
     #: How NPB is provided here: source, prefix, module or spack.
@@ -220,11 +206,19 @@ class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
     class_built = variable(str, value='')
     #: The built executable (source builds).
     binary = variable(str, value='')
-    #: Extra options of ``spack install`` (e.g. ``--fake``).
-    npb_spack_install_opts = variable(str, value='')
-    #: The npb spec built with Spack, and the staged environment.
-    spack_spec = variable(str, value='')
+    #: The staged Spack environment (Spack builds).
     spack_env_dir = variable(str, value='')
+
+    def spack_stack(self):
+        # The fixture has no stack parameters: the run's environment has them.
+        extras = self.current_environ.extras
+        return {'mpi': extras.get('mpi'), 'compiler': extras.get('compiler')}
+
+    def spack_environment(self):
+        if self.npb_spack_env:
+            path = os.path.abspath(self.npb_spack_env)
+            return path if os.path.isfile(os.path.join(path, 'spack.yaml')) else None
+        return super().spack_environment()
 
     @run_after('setup')
     def _choose_provider(self):
@@ -232,9 +226,13 @@ class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
             npb_rules.class_problem(self.benchmark, self.npb_class),
             npb_rules.class_problem(self.benchmark, self.npb_class),
         )
-        provided_by = self._npb_provider()
+        self.check_build_mode()
+        provided_by = provider(
+            self.npb_source, self.npb_prefix, self.npb_module, self.build_mode
+        )
         self.skip_if(provided_by is None, self._npb_not_provided(self.benchmark))
         self.provided_by = provided_by
+        self.build_provider = provided_by
         counts = npb_rules.valid_counts(self.benchmark, self.npb_class, 1024)
         if counts:
             reason = npb_rules.memory_problem(
@@ -288,19 +286,50 @@ class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
         self.build_system.commands = ['true']
 
     def _setup_spack(self):
-        env_dir = self._npb_spack_env()
-        root = self._npb_spack_root()
-        extras = self.current_environ.extras
+        spack = find_spack()
+        self.skip_if(
+            spack is None,
+            'spack not on PATH (nor $CLUSTERBENCH_SPACK): npb is built only through '
+            'Spack in a build_mode=spack session (or give -S npb_source=...)',
+        )
+        env_dir = self.spack_environment()
+        root = self.spack_envs_dir()
+        if env_dir is None:
+            raise ReframeError(
+                self.npb_spack_env
+                and f'npb_spack_env={self.npb_spack_env}: no spack.yaml there'
+                or self._npb_not_provided(self.benchmark)
+            )
+        if os.path.commonpath([env_dir, root]) == root and self._lock_has_npb(env_dir):
+            # One of the project's environments: the lock decides, as for
+            # every Spack-built check; its npb root has every benchmark and class.
+            rel = self.spack_build(spack)
+        else:
+            rel = self._add_and_install(env_dir, spack)
+        self.spack_env_dir = os.path.normpath(os.path.join(self.stagedir, rel))
+
+    @staticmethod
+    def _lock_has_npb(env_dir):
+        if not os.path.isfile(os.path.join(env_dir, spackenv.LOCKFILE)):
+            return False
+        try:
+            lock = spackenv.load_lock(env_dir)
+        except spackenv.SpackEnvError as err:
+            raise ReframeError(str(err)) from None
+        return any(lock.node(r['hash'])['name'] == 'npb' for r in lock.roots)
+
+    def _add_and_install(self, env_dir, spack):
+        """An environment without a concretized npb: add it and install."""
         try:
             self.spack_spec = spack_npb_spec(
                 env_dir,
-                mpi=extras.get('mpi'),
-                compiler=extras.get('compiler'),
                 benchmark=self.benchmark,
                 npb_class=self.npb_class,
+                **self.spack_stack(),
             )
         except spackenv.SpackEnvError as err:
             raise ReframeError(str(err)) from None
+        root = self.spack_envs_dir()
         # Includes are relative: stage the whole tree when the environment is
         # one of the project's.
         if os.path.commonpath([env_dir, root]) == root:
@@ -313,15 +342,15 @@ class NPBBinaries(_NPBVariables, rfm.CompileOnlyRegressionTest):
         self.build_system.environment = rel
         self.build_system.specs = [self.spack_spec]
         self.build_system.emit_load_cmds = False
-        self.build_system.install_opts = self.npb_spack_install_opts.split()
-        self.spack_env_dir = os.path.normpath(os.path.join(self.stagedir, rel))
+        self.build_system.install_opts = list(self.spack_install_opts)
         self.keep_files = [
             os.path.normpath(os.path.join(rel, spackenv.LOCKFILE)),
             os.path.normpath(os.path.join(rel, spackenv.MANIFEST)),
         ]
-        spack = find_spack()
+        self.spack_env = env_dir
         if os.environ.get('CLUSTERBENCH_SPACK'):
             self.env_vars['PATH'] = f'{os.path.dirname(spack)}:$PATH'
+        return rel
 
     @run_before('compile')
     def _write_makedef(self):
@@ -412,7 +441,14 @@ def _time_limit(npb_class):
     )
 
 
-class NPBBase(ExternalReferences, _NPBVariables, rfm.RunOnlyRegressionTest):
+class NPBBase(
+    StackParameters,
+    BuildProvenance,
+    JobStateCheck,
+    ExternalReferences,
+    _NPBVariables,
+    rfm.RunOnlyRegressionTest,
+):
     """Runs one NPB benchmark (MPI) on ``npb_ranks`` processes.
 
     Subclasses provide the binaries as a fixture named ``npb_binaries`` (a
@@ -430,6 +466,8 @@ class NPBBase(ExternalReferences, _NPBVariables, rfm.RunOnlyRegressionTest):
     sourcesdir = None
     #: The benchmark, from the fixture (kept in reports and reference keys).
     benchmark = variable(str, value='')
+    #: The MPI flavour (with ``compiler``, the programming environment's extras).
+    mpi = parameter(MPI_FLAVOURS)
 
     @run_after('init')
     def _benchmark_from_fixture(self):
@@ -474,6 +512,9 @@ class NPBBase(ExternalReferences, _NPBVariables, rfm.RunOnlyRegressionTest):
         )
         if binaries.provided_by == 'module':
             self.modules = [self.npb_module]
+        # The run carries how its binaries were built.
+        for name in PROVENANCE:
+            setattr(self, name, getattr(binaries, name))
         self.prerun_cmds = prerun
         self.executable = executable
         self.num_tasks = ranks

@@ -1,4 +1,4 @@
-"""OSU Micro-Benchmarks 7.x from an installed prefix, Spack view or module.
+"""OSU Micro-Benchmarks 7.x built by Spack, or from an installed prefix or module.
 
 Point-to-point (``benchmark`` x ``placement``): osu_latency, osu_bw,
 osu_bibw and osu_mbw_mr (``pairs`` pairs of ranks, one side on each node;
@@ -64,12 +64,35 @@ STATISTIC = (
 )
 
 
+COLLECTIVES = ('osu_allreduce', 'osu_bcast', 'osu_barrier')
+
+
+def figures_of(benchmark, curve):
+    """``{name: (value, unit)}`` of one OSU benchmark's verified curve."""
+    if benchmark in COLLECTIVES:
+        if curve.sizes == (0,):
+            return {'latency': (curve.values('latency')[0], 'us')}
+        return curves.latency_figures(curve, 'latency', sizes=curves.COLLECTIVE_SIZES)
+    if benchmark == 'osu_latency':
+        return curves.latency_figures(curve, 'latency')
+    figures = curves.bandwidth_figures(curve, 'bandwidth')
+    if benchmark == 'osu_mbw_mr':
+        figures.update(curves.rate_figures(curve, 'message_rate'))
+    return figures
+
+
 class OSUMixin(InstalledSuite):
     """Where OSU is and how it is run."""
 
     suite = 'osu'
     suite_title = 'OSU Micro-Benchmarks'
     suite_subdirs = SUBDIRS
+    spack_package = 'osu-micro-benchmarks'
+
+    @run_after('init')
+    def _executable_is_the_benchmark(self):
+        self.spack_executable = self.benchmark
+
     #: Install prefix of OSU (also CLUSTERBENCH_OSU_PREFIX).
     osu_prefix = variable(str, value='')
     osu_min_size = variable(int, value=1)
@@ -119,7 +142,6 @@ class OSUPointToPointBase(OSUMixin, PointToPointBase):
 
     @run_after('setup')
     def _configure(self):
-        self.executable = self.locate(self.benchmark)
         if self.benchmark != 'osu_mbw_mr':
             self.pairs = 1
         self.place_pairs(self.pairs)
@@ -137,12 +159,7 @@ class OSUPointToPointBase(OSUMixin, PointToPointBase):
     @run_before('performance')
     def _set_perf_variables(self):
         curve = sn.evaluate(self._curve())
-        if self.benchmark == 'osu_latency':
-            figures = curves.latency_figures(curve, 'latency')
-        else:
-            figures = curves.bandwidth_figures(curve, 'bandwidth')
-        if self.benchmark == 'osu_mbw_mr':
-            figures.update(curves.rate_figures(curve, 'message_rate'))
+        figures = figures_of(self.benchmark, curve)
         if self.benchmark == 'osu_latency':
             self.efficiency_note = 'osu_latency: no bandwidth, no efficiency'
         else:
@@ -159,12 +176,11 @@ class OSUCollectiveBase(OSUMixin, CollectiveBase):
     valid_prog_environs = ['+mpi']
     reference_file = 'osu.yaml'
     reference_index = [*BASE_INDEX, 'benchmark', 'num_nodes']
-    benchmark = parameter(['osu_allreduce', 'osu_bcast', 'osu_barrier'])
+    benchmark = parameter(list(COLLECTIVES))
     osu_max_size = variable(int, value=1 << 20)
 
     @run_after('setup')
     def _configure(self):
-        self.executable = self.locate(self.benchmark)
         self.place_all()
         if self.benchmark == 'osu_barrier':
             self.executable_opts = self.osu_options(self.osu_max_size)[2:]
@@ -183,10 +199,4 @@ class OSUCollectiveBase(OSUMixin, CollectiveBase):
     @run_before('performance')
     def _set_perf_variables(self):
         curve = sn.evaluate(self._curve())
-        if curve.sizes == (0,):
-            figures = {'latency': (curve.values('latency')[0], 'us')}
-        else:
-            figures = curves.latency_figures(
-                curve, 'latency', sizes=curves.COLLECTIVE_SIZES
-            )
-        self.record(figures, [curve])
+        self.record(figures_of(self.benchmark, curve), [curve])

@@ -32,6 +32,13 @@ A check using the mixin sets ``spack_package`` and ``spack_executable``, may
 declare parameters ``mpi`` and ``blas`` (``compiler`` comes with the mixin),
 and implements :meth:`SpackBuilt.offline_build` if it has an offline
 provider.
+
+The parts, for checks that decide differently when to use Spack (NPB's build
+fixture, which has several providers): :class:`SpackBuild` is the build
+itself (:meth:`SpackBuild.spack_build`) with its lock check and loggable
+variables (:class:`BuildProvenance`); :class:`StackParameters` makes
+``compiler`` (and ``mpi``/``blas`` where declared) test parameters matched
+against the programming environments' extras.
 """
 
 import os
@@ -69,45 +76,193 @@ def find_spack():
     return shutil.which('spack')
 
 
-class SpackBuilt(rfm.RegressionTestPlugin):
-    #: ``offline`` (the default: the offline providers) or ``spack``.
-    build_mode = variable(str, value='offline')
-    #: Extra options of ``spack install`` (e.g. ``--fake``).
-    spack_install_opts = variable(typ.List[str], value=[])
-    #: The Spack package that provides the benchmark (set by the check).
-    spack_package = variable(str)
-    #: The benchmark's executable once the package is loaded.
-    spack_executable = variable(str)
-    #: What the offline provider is, for the fallback message ('' if none).
-    offline_provider = variable(str, value='')
-    #: The spack_envs/ tree ('': the one beside the check's directory, as
-    #: reference_data/ is).
-    spack_envs_root = variable(str, value='')
-    #: The compiler (the programming environment's ``extras.compiler``).
-    compiler = parameter(COMPILERS)
+#: The loggable variables that say how a check's benchmark was built.
+PROVENANCE = (
+    'build_provider',
+    'spack_env',
+    'spack_spec',
+    'spack_root_hash',
+    'spack_lock_sha256',
+)
 
-    # Recorded at setup; loggable, and kept in the run report.
+
+class BuildProvenance(rfm.RegressionTestPlugin):
+    """How the benchmark was built: loggable, and kept in the run report."""
+
     build_provider = variable(str, value='')
     spack_env = variable(str, value='')
     spack_spec = variable(str, value='')
     spack_root_hash = variable(str, value='')
     spack_lock_sha256 = variable(str, value='')
 
-    @run_after('init')
-    def _select_stack(self):
+
+class SpackBuild(BuildProvenance):
+    """Building the check's ``spack_package`` from the partition's environment.
+
+    The variables, the build and the after-build lock check; no hooks that
+    decide *whether* to build with Spack (that is :class:`SpackBuilt`, or a
+    check's own choice, as NPB's fixture makes among its providers).
+    """
+
+    #: ``offline`` (the default: the offline providers) or ``spack``.
+    build_mode = variable(str, value='offline')
+    #: Extra options of ``spack install`` (e.g. ``--fake``).
+    spack_install_opts = variable(typ.List[str], value=[])
+    #: The Spack package that provides the benchmark (set by the check).
+    spack_package = variable(str)
+    #: The spack_envs/ tree ('': the one beside the check's directory, as
+    #: reference_data/ is).
+    spack_envs_root = variable(str, value='')
+
+    def check_build_mode(self):
         if self.build_mode not in BUILD_MODES:
             raise ReframeError(
                 f'{self.name}: build_mode={self.build_mode!r}: use one of '
                 f'{", ".join(BUILD_MODES)}'
             )
-        # The stack is the test's parameters: run only where the programming
-        # environment declares it (its extras), each with its own references.
+
+    def spack_stack(self):
+        """The MPI, compiler and BLAS the root must have (``None``: any)."""
+        return {
+            'mpi': getattr(self, 'mpi', None),
+            'compiler': getattr(self, 'compiler', None),
+            'blas': getattr(self, 'blas', None),
+        }
+
+    def spack_envs_dir(self):
+        return os.path.abspath(
+            self.spack_envs_root or os.path.join(self.prefix, '..', 'spack_envs')
+        )
+
+    def spack_environment(self):
+        """The partition's environment directory, or ``None``."""
+        part, environ = self.current_partition, self.current_environ
+        root = self.spack_envs_dir()
+        return spackenv.environment_for(
+            part.fullname.split(':')[0],
+            part.name,
+            environ.name,
+            part.extras,
+            root,
+            os.path.dirname(root),
+        )
+
+    def spack_build(self, spack):
+        """Build the lock's root of ``spack_package`` with ReFrame's Spack build.
+
+        Returns the staged environment's path relative to the stage (for
+        ``spack -e <it> load``).
+        """
+        part, environ = self.current_partition, self.current_environ
+        root = self.spack_envs_dir()
+        project = os.path.dirname(root)
+        env_dir = self.spack_environment()
+        if env_dir is None:
+            raise ReframeError(
+                f'{part.fullname} {environ.name}: no Spack environment (expected '
+                f'spack_envs/{part.fullname.split(":")[0]}/{part.name}-'
+                f'{environ.name}/spack.yaml or extras.spack_env)'
+            )
+        if os.path.commonpath([env_dir, root]) != root:
+            raise ReframeError(f'{env_dir}: a Spack environment must be under {root}')
+        try:
+            # A lock that no longer matches its spack.yaml would make Spack
+            # concretize anew in the stage: refuse it before building.
+            problems = spackenv.lock_problems(spackenv.load(env_dir))
+            if problems:
+                more = f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''
+                raise spackenv.SpackEnvError(problems[0] + more)
+            lock = spackenv.load_lock(env_dir)
+            spec, root_hash = spackenv.find_root(
+                lock, self.spack_package, **self.spack_stack()
+            )
+        except spackenv.SpackEnvError as err:
+            raise ReframeError(str(err)) from None
+        rel = os.path.relpath(env_dir, root)
+        self.sourcesdir = root
+        self.build_system = 'Spack'
+        self.build_system.environment = rel
+        # No `spack add`: it would append the spec to the staged spack.yaml
+        # although the matrix already has it. `spack install <spec>` installs
+        # that root of the lock (and nothing else); it is loaded at run time.
+        self.build_system.specs = []
+        self.build_system.emit_load_cmds = False
+        self.build_system.install_opts = [*self.spack_install_opts, spec]
+        if os.environ.get('CLUSTERBENCH_SPACK'):
+            bindir = os.path.dirname(os.path.abspath(spack))
+            self.env_vars['PATH'] = f'{bindir}:$PATH'
+        self.keep_files = [
+            *self.keep_files,
+            os.path.join(rel, spackenv.LOCKFILE),
+            os.path.join(rel, spackenv.MANIFEST),
+        ]
+        self.build_provider = 'spack'
+        self.spack_env = os.path.relpath(env_dir, project)
+        self.spack_spec = spec
+        self.spack_root_hash = root_hash
+        self.spack_lock_sha256 = lock.sha256
+        return rel
+
+    @run_before('run')
+    def _same_lock_after_build(self):
+        if self.build_provider != 'spack':
+            return
+        staged = os.path.join(self.stagedir, self.build_system.environment)
+        try:
+            lock = spackenv.load_lock(staged)
+        except spackenv.SpackEnvError as err:
+            raise ReframeError(f'after the Spack build: {err}') from None
+        hashes = [r['hash'] for r in lock.roots if r['spec'] == self.spack_spec]
+        if not self.spack_root_hash:
+            # Concretized in the stage (an environment without a committed
+            # lock): record what the build pinned.
+            if len(hashes) != 1:
+                raise ReframeError(
+                    f'after the Spack build: {self.spack_spec!r} is not one root '
+                    f'of the staged spack.lock'
+                )
+            self.spack_root_hash = hashes[0]
+        elif hashes != [self.spack_root_hash]:
+            raise ReframeError(
+                f'{self.spack_env}/spack.lock: the build concretized '
+                f'{self.spack_spec!r} to {hashes}, the committed lock pins '
+                f'{self.spack_root_hash}: re-concretize and commit the lock'
+            )
+        self.spack_lock_sha256 = lock.sha256
+
+
+class StackParameters(rfm.RegressionTestPlugin):
+    """The software stack as test parameters: ``compiler``, and ``mpi`` /
+    ``blas`` where the check declares them.
+
+    A test runs only in the programming environments whose extras declare
+    that stack, so each combination has its own references.
+    """
+
+    #: The compiler (the programming environment's ``extras.compiler``).
+    compiler = parameter(COMPILERS)
+
+    @run_after('init')
+    def _select_stack(self):
         wanted = [f'%compiler={self.compiler}']
         if getattr(self, 'mpi', None):
             wanted = ['+mpi', f'%mpi={self.mpi}', *wanted]
         if getattr(self, 'blas', None):
             wanted.append(f'%blas={self.blas}')
         self.valid_prog_environs = [' '.join(wanted)]
+
+
+class SpackBuilt(StackParameters, SpackBuild):
+    """A check whose benchmark is built by Spack or by its offline provider."""
+
+    #: The benchmark's executable once the package is loaded.
+    spack_executable = variable(str)
+    #: What the offline provider is, for the fallback message ('' if none).
+    offline_provider = variable(str, value='')
+
+    @run_after('init')
+    def _spack_sessions_only(self):
+        self.check_build_mode()
         if self.build_mode == 'offline' and not self.offline_provider:
             # Nothing to build offline: this check exists in Spack sessions.
             self.valid_systems = []
@@ -136,89 +291,10 @@ class SpackBuilt(rfm.RegressionTestPlugin):
             self.build_provider = 'offline (spack not on PATH)'
             self.offline_build()
             return
-        self._spack_build(spack)
-
-    def _spack_build(self, spack):
-        part, environ = self.current_partition, self.current_environ
-        root = os.path.abspath(
-            self.spack_envs_root or os.path.join(self.prefix, '..', 'spack_envs')
-        )
-        project = os.path.dirname(root)
-        env_dir = spackenv.environment_for(
-            part.fullname.split(':')[0],
-            part.name,
-            environ.name,
-            part.extras,
-            root,
-            project,
-        )
-        if env_dir is None:
-            raise ReframeError(
-                f'{part.fullname} {environ.name}: no Spack environment (expected '
-                f'spack_envs/{part.fullname.split(":")[0]}/{part.name}-'
-                f'{environ.name}/spack.yaml or extras.spack_env)'
-            )
-        if os.path.commonpath([env_dir, root]) != root:
-            raise ReframeError(f'{env_dir}: a Spack environment must be under {root}')
-        try:
-            # A lock that no longer matches its spack.yaml would make Spack
-            # concretize anew in the stage: refuse it before building.
-            problems = spackenv.lock_problems(spackenv.load(env_dir))
-            if problems:
-                more = f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''
-                raise spackenv.SpackEnvError(problems[0] + more)
-            lock = spackenv.load_lock(env_dir)
-            spec, root_hash = spackenv.find_root(
-                lock,
-                self.spack_package,
-                mpi=getattr(self, 'mpi', None),
-                compiler=self.compiler,
-                blas=getattr(self, 'blas', None),
-            )
-        except spackenv.SpackEnvError as err:
-            raise ReframeError(str(err)) from None
-        rel = os.path.relpath(env_dir, root)
-        self.sourcesdir = root
-        self.build_system = 'Spack'
-        self.build_system.environment = rel
-        # No `spack add`: it would append the spec to the staged spack.yaml
-        # although the matrix already has it. `spack install <spec>` installs
-        # that root of the lock (and nothing else); it is loaded at run time.
-        self.build_system.specs = []
-        self.build_system.install_opts = [*self.spack_install_opts, spec]
+        rel = self.spack_build(spack)
+        spec = self.spack_spec
         self.prerun_cmds = [
             f'eval `spack -e {rel} load --sh {spec}`',
             *self.prerun_cmds,
         ]
-        if os.environ.get('CLUSTERBENCH_SPACK'):
-            bindir = os.path.dirname(os.path.abspath(spack))
-            self.env_vars['PATH'] = f'{bindir}:$PATH'
         self.executable = self.spack_executable
-        self.keep_files = [
-            *self.keep_files,
-            os.path.join(rel, spackenv.LOCKFILE),
-            os.path.join(rel, spackenv.MANIFEST),
-        ]
-        self.build_provider = 'spack'
-        self.spack_env = os.path.relpath(env_dir, project)
-        self.spack_spec = spec
-        self.spack_root_hash = root_hash
-        self.spack_lock_sha256 = lock.sha256
-
-    @run_before('run')
-    def _same_lock_after_build(self):
-        if self.build_provider != 'spack':
-            return
-        staged = os.path.join(self.stagedir, self.build_system.environment)
-        try:
-            lock = spackenv.load_lock(staged)
-        except spackenv.SpackEnvError as err:
-            raise ReframeError(f'after the Spack build: {err}') from None
-        hashes = [r['hash'] for r in lock.roots if r['spec'] == self.spack_spec]
-        if hashes != [self.spack_root_hash]:
-            raise ReframeError(
-                f'{self.spack_env}/spack.lock: the build concretized '
-                f'{self.spack_spec!r} to {hashes}, the committed lock pins '
-                f'{self.spack_root_hash}: re-concretize and commit the lock'
-            )
-        self.spack_lock_sha256 = lock.sha256

@@ -8,6 +8,7 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
+from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import SpackBuilt
@@ -32,7 +33,7 @@ def _figure(result, name):
     return stream.figures(result)[name][0]
 
 
-class StreamBase(SpackBuilt, ExternalReferences, rfm.RegressionTest):
+class StreamBase(SpackBuilt, JobStateCheck, ExternalReferences, rfm.RegressionTest):
     """STREAM on one node, one OpenMP thread per core, built by Spack.
 
     The array size is the environment's (``stream_array_size`` of the root

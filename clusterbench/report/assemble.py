@@ -361,15 +361,35 @@ class CommLine:
     curve: curvelib.Curve
     test: str
     placement: str = ''
+    #: Repeated runs drawn as this one line (their median per size).
+    runs: int = 1
 
     @property
     def label_tool(self):
         where = f', {self.placement}-node' if self.placement else ''
-        return f'{self.curve.tool}{where}'
+        runs = f', median of {self.runs} runs' if self.runs > 1 else ''
+        return f'{self.curve.tool}{where}{runs}'
 
     @property
     def label(self):
         return f'{self.config.id} {self.config.short} ({self.label_tool})'
+
+
+def _median_curve(curves):
+    """One line for repeated runs (``--reruns``) of a configuration and tool:
+    the median at each message size, over the runs that measured it."""
+    if len(curves) == 1:
+        return curves[0]
+    at = defaultdict(list)
+    for curve in curves:
+        for size, value in curve.points:
+            at[size].append(value)
+    points = [(size, statistics.median(values)) for size, values in at.items()]
+    return dataclasses.replace(
+        curves[0],
+        source=f'{curves[0].source} (median of {len(curves)} runs)',
+        points=points,
+    )
 
 
 @dataclass
@@ -902,11 +922,16 @@ class _Builder:
     def _communication(self, data):
         comm = Communication()
         by_key = {c.key: c for c in data.configs}
+        runs = defaultdict(list)
         for config_key, test, placement, _case, found in self.comm_cases:
-            config = by_key[config_key]
             for curve in found:
-                line = CommLine(config, curve, test, placement)
-                comm.lines.setdefault((curve.operation, curve.metric), []).append(line)
+                key = (curve.operation, curve.metric, config_key, test, placement)
+                runs[key + (curve.tool,)].append(curve)
+        for (op, metric, config_key, test, placement, _), curves in runs.items():
+            line = CommLine(
+                by_key[config_key], _median_curve(curves), test, placement, len(curves)
+            )
+            comm.lines.setdefault((op, metric), []).append(line)
         barrier = comm.lines.pop(('Barrier', curvelib.LATENCY), [])
         for line in barrier:
             value = line.curve.points[0][1] if line.curve.points else None
@@ -1073,7 +1098,7 @@ def _robust_flags(values, direction, floor=0.05, k=3.0):
 
 def _node_groups(partition, cases):
     """Per-figure node distributions of one partition, judged as
-    ``python -m clusterbench.acceptance nodes`` judges them."""
+    ``clusterbench acceptance nodes`` judges them."""
     from clusterbench.acceptance import nodes as acceptance
     from clusterbench.acceptance import robust
 
@@ -1120,7 +1145,7 @@ _FABRIC = (
 
 def _fabric_matrices(case):
     """The fabric check's all-pairs matrices, links judged as
-    ``python -m clusterbench.acceptance links`` judges them."""
+    ``clusterbench acceptance links`` judges them."""
     from clusterbench.acceptance import links
 
     result = case['fabric_result']

@@ -1,6 +1,6 @@
 """A real Slurm test cluster of N nodes on this machine (system ``box``).
 
-``python -m clusterbench.testcluster up --nodes 2`` brings it up in seconds,
+``clusterbench testcluster up --nodes 2`` brings it up in seconds,
 ``status`` shows it, ``fault`` injects the faults acceptance must catch, and
 ``down`` tears it down, leaving no process, namespace, cgroup or file behind.
 See :mod:`clusterbench.testcluster.cluster` and ``site_configs/box.py``.

@@ -1,9 +1,12 @@
-"""``python -m clusterbench.testcluster up|down|status|fault|clear``."""
+"""``clusterbench testcluster up|down|status|fault|clear``.
+
+Also ``python -m clusterbench.testcluster``.
+"""
 
 import argparse
 import sys
 
-from clusterbench.errors import ClusterbenchError, run_command
+from clusterbench.errors import ClusterbenchError, parse_and_run
 from clusterbench.testcluster import cluster, faults
 
 
@@ -56,9 +59,7 @@ def _clear(args):
 
 
 def parser():
-    top = argparse.ArgumentParser(
-        prog='python -m clusterbench.testcluster', description=__doc__
-    )
+    top = argparse.ArgumentParser(prog='clusterbench testcluster', description=__doc__)
     top.add_argument(
         '--run-dir',
         default=cluster.DEFAULT_RUN_DIR,
@@ -94,9 +95,8 @@ def parser():
     return top
 
 
-def main(argv=None):
-    args = parser().parse_args(argv)
-    return run_command('testcluster', args.func, args)
+def main(argv=None, prog=None):
+    return parse_and_run(parser(), 'testcluster', argv, prog)
 
 
 if __name__ == '__main__':

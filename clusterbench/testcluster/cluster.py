@@ -314,20 +314,20 @@ def preflight(nodes, run_dir=DEFAULT_RUN_DIR):
     if state is not None:
         raise BringUpError(
             f'a test cluster is already recorded in {run_dir} '
-            f'({len(state.nodes())} nodes); run `python -m clusterbench.testcluster '
+            f'({len(state.nodes())} nodes); run `clusterbench testcluster '
             f'down` first'
         )
     if os.path.exists(f'/sys/class/net/{BRIDGE}'):
         raise BringUpError(
             f'network device {BRIDGE} already exists (a test cluster not '
-            f'recorded in {run_dir}?); `python -m clusterbench.testcluster down` '
+            f'recorded in {run_dir}?); `clusterbench testcluster down` '
             f'removes it'
         )
     taken = _our_netns()
     if taken:
         raise BringUpError(
             f'network namespace(s) {", ".join(taken)} already exist; '
-            f'`python -m clusterbench.testcluster down` removes them'
+            f'`clusterbench testcluster down` removes them'
         )
     # The slurmds listen inside their namespaces: only these two can collide.
     busy = [p for p in (CTLD_PORT, DBD_PORT) if not _port_free(p)]

@@ -2,7 +2,8 @@
 
 :func:`unavailable` says why the cluster cannot run here (the tests skip with
 that reason); :func:`cluster` brings one up and *always* tears it down, then
-checks that nothing is left; :func:`reframe` runs ReFrame on ``box``.
+checks that nothing is left; :func:`reframe` runs ReFrame on ``box`` through
+:func:`run_reframe`, which the tests on ``local`` use too.
 """
 
 import contextlib
@@ -80,21 +81,18 @@ def cluster_up(nodes=2, run_dir=cluster.DEFAULT_RUN_DIR):
 down_seconds = []
 
 
-def reframe(prefix, *args, checks=(), env=None, timeout=900, state=None):
-    """Run ReFrame on ``box`` into *prefix*: (exit code, output, report or None)."""
+def run_reframe(config, prefix, *args, checks=(), env=None, timeout=900):
+    """``reframe -C config -c CHECK... -r`` into *prefix*, from the project root.
+
+    *env* is added to this process's environment. Returns (exit code, output,
+    report or None). The one ReFrame runner of the project's tests.
+    """
     os.makedirs(prefix, exist_ok=True)
     report = os.path.join(prefix, 'report.json')
-    env = {
-        **os.environ,
-        **POLL_ENV,
-        'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db'),
-        **({'SLURM_CONF': state.slurm_conf} if state is not None else {}),
-        **(env or {}),
-    }
     cmd = [
         os.path.join(os.path.dirname(sys.executable), 'reframe'),
         '-C',
-        BOX_CONFIG,
+        config,
         *[a for c in checks for a in ('-c', os.path.join(PROJECT, c))],
         '--prefix',
         str(prefix),
@@ -109,7 +107,7 @@ def reframe(prefix, *args, checks=(), env=None, timeout=900, state=None):
         capture_output=True,
         text=True,
         cwd=PROJECT,
-        env=env,
+        env={**os.environ, **(env or {})},
         timeout=timeout,
         check=False,
     )
@@ -118,6 +116,19 @@ def reframe(prefix, *args, checks=(), env=None, timeout=900, state=None):
         with open(report) as f:
             data = json.load(f)
     return proc.returncode, proc.stdout + proc.stderr, data
+
+
+def reframe(prefix, *args, checks=(), env=None, timeout=900, state=None):
+    """Run ReFrame on ``box`` into *prefix*: (exit code, output, report or None)."""
+    env = {
+        **POLL_ENV,
+        'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db'),
+        **({'SLURM_CONF': state.slurm_conf} if state is not None else {}),
+        **(env or {}),
+    }
+    return run_reframe(
+        BOX_CONFIG, prefix, *args, checks=checks, env=env, timeout=timeout
+    )
 
 
 def acceptance(*args, state=None, db=None, timeout=900):

@@ -63,6 +63,28 @@ static int true_residual_ok(dist_csr *A, const double *b, double *x, double *tmp
     return tr <= o->tol;
 }
 
+/* End of one CG cycle (classic and pipelined alike): on a breakdown, or
+ * when the true residual does not confirm the recurrence, the caller restarts
+ * from the true residual; returns 1 when the solve is over. */
+static int cycle_over(dist_csr *A, const double *b, double *x, double *work,
+                      const cg_options *o, cg_result *res, double rel, int cycle)
+{
+    if (res->breakdown && cycle < CG_MAX_RESTARTS && res->iterations < o->maxit) {
+        /* Loss of positivity / orthogonality (e.g. stagnation near
+         * machine precision): restart from the true residual. */
+        res->breakdown = 0;
+        res->restarts++;
+        return 0;
+    }
+    res->converged = rel <= o->tol && !res->breakdown;
+    if (!res->converged || res->iterations >= o->maxit || cycle >= CG_MAX_RESTARTS)
+        return 1;
+    if (true_residual_ok(A, b, x, work, o, res))
+        return 1;
+    res->restarts++;
+    return 0;
+}
+
 static void classic(dist_csr *A, const double *b, double *x, const cg_options *o,
                     cg_result *res, lanczos_log *lz)
 {
@@ -133,19 +155,8 @@ static void classic(dist_csr *A, const double *b, double *x, const cg_options *o
             ps->bytes += N * cg_classic_direction_bytes(jac);
         }
         lz->frozen = 1;
-        if (res->breakdown && cycle < CG_MAX_RESTARTS && res->iterations < o->maxit) {
-            /* Loss of positivity / orthogonality (e.g. stagnation near
-             * machine precision): restart from the true residual. */
-            res->breakdown = 0;
-            res->restarts++;
-            continue;
-        }
-        res->converged = rel <= o->tol && !res->breakdown;
-        if (!res->converged || res->iterations >= o->maxit || cycle >= CG_MAX_RESTARTS)
+        if (cycle_over(A, b, x, q, o, res, rel, cycle))
             break;
-        if (true_residual_ok(A, b, x, q, o, res))
-            break;
-        res->restarts++;
     }
     cg_free(r);
     cg_free(p);
@@ -261,19 +272,8 @@ static void pipelined(dist_csr *A, const double *b, double *x, const cg_options 
             alpha_old = alpha;
         }
         lz->frozen = 1;
-        if (res->breakdown && cycle < CG_MAX_RESTARTS && res->iterations < o->maxit) {
-            /* Loss of positivity / orthogonality (e.g. stagnation near
-             * machine precision): restart from the true residual. */
-            res->breakdown = 0;
-            res->restarts++;
-            continue;
-        }
-        res->converged = rel <= o->tol && !res->breakdown;
-        if (!res->converged || res->iterations >= o->maxit || cycle >= CG_MAX_RESTARTS)
+        if (cycle_over(A, b, x, nv, o, res, rel, cycle))
             break;
-        if (true_residual_ok(A, b, x, nv, o, res))
-            break;
-        res->restarts++;
     }
     cg_free(r);
     cg_free(w);
