@@ -169,3 +169,20 @@ def test_a_section_without_results_is_an_error():
     )
     with pytest.raises(IMBParseError, match='PingPing on 2 processes has no results'):
         imb.parse(empty, 'out')
+
+
+def test_bandwidth_is_checked_against_the_rounding_of_the_printed_time():
+    # A real PingPong row (IMB 2021.11, Open MPI, this machine): 128 B in a
+    # printed 0.17 usec is 753 MB/s at 0.170 but 775.8 MB/s at 0.165.
+    row = '          128         1000         0.17       775.56\n'
+    text = SMALL.replace('           64          100         0.54       118.47\n', row)
+    assert imb.parse(text, 'out')[('PingPing', 2)].values('bandwidth')[-1] == 775.56
+    # Beyond what any time that prints as 0.17 can give: refused.
+    beyond = row.replace('775.56', '776.56')
+    with pytest.raises(IMBParseError, match='776.56 Mbytes/sec at 128 bytes'):
+        imb.parse(
+            SMALL.replace(
+                '           64          100         0.54       118.47\n', beyond
+            ),
+            'out',
+        )

@@ -181,8 +181,12 @@ def _check_bandwidth(name, sizes, values, source):
     for size, t, bw in zip(sizes, values[time_col], values['bandwidth']):
         if t <= 0:
             raise IMBParseError(f'{source}: {name}: non-positive time at {size} bytes')
-        expected = factor * size / t
-        if abs(bw - expected) > 0.0051 + expected * 0.0051 / t + 1e-9 * expected:
+        # The printed time stands for any time within 0.005 usec of it: the
+        # bandwidth must fall between the two it implies (itself +-0.005).
+        low = factor * size / (t + 0.005)
+        high = factor * size / (t - 0.005) if t > 0.005 else float('inf')
+        slack = 0.0051 + 1e-9 * high
+        if not low - slack <= bw <= high + slack:
             raise IMBParseError(
                 f'{source}: {name}: {bw} Mbytes/sec at {size} bytes does not match '
                 f'its time {t} usec'

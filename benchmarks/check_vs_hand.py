@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""The harness's figures against the same binaries run by hand.
+
+A check is only worth its references if it measures what the benchmark
+measures: running it through ReFrame must not change the figure. For each of
+``--repeats`` rounds this script runs the checks through ReFrame on the
+embedded ``local`` system, then runs the very binaries the checks ran (the
+executable, options and rank count from the run report) with plain
+``mpirun``, and parses both outputs with the same parser. It prints, per
+figure, the median of each side, the difference and whether it is within
+``--tolerance`` percent.
+
+    .venv/bin/python benchmarks/check_vs_hand.py npb --npb-source DIR
+        [--class A] [--repeats 3] [--tolerance 3]
+    .venv/bin/python benchmarks/check_vs_hand.py comm --osu-prefix DIR
+        --imb-prefix DIR [--repeats 3] [--tolerance 5]
+
+``npb`` runs the eight benchmarks of ``--class`` (BT and SP on 1 and 4
+ranks, the others on 2; ``-S npb_source``: the checks build the tree) and
+compares Mop/s total and time; ``comm`` runs the intra-node OSU and IMB
+checks (point-to-point and collectives) and compares every figure. The
+environment is ``--environ`` (gnu-openmpi). Hand runs use ``mpirun.openmpi``
+or ``mpiexec.hydra`` with the check's pinning options.
+
+Exit status: 0, or 1 when a check or hand run failed or a figure is outside
+the tolerance (``--report-only`` always exits 0 after a complete run).
+"""
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, PROJECT)
+
+from clusterbench.checks import imb as imb_check  # noqa: E402
+from clusterbench.checks import osu as osu_check  # noqa: E402
+from clusterbench.errors import ClusterbenchError  # noqa: E402
+from clusterbench.parsers import imb, npb, osu  # noqa: E402
+
+LAUNCHERS = {
+    'gnu-openmpi': ['mpirun.openmpi', '-np'],
+    'gnu-mpich': ['mpiexec.hydra', '-n'],
+}
+HAND_ENV = {
+    'OMPI_ALLOW_RUN_AS_ROOT': '1',
+    'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
+    # More ranks than cores (BT/SP on 4 here), as the site config allows.
+    'OMPI_MCA_rmaps_base_oversubscribe': '1',
+    'OMP_NUM_THREADS': '1',
+}
+
+
+def load1():
+    return os.getloadavg()[0]
+
+
+def reframe(workdir, tag, environ, args):
+    """One ReFrame session; its report's test cases (fixtures left out)."""
+    prefix = os.path.join(workdir, tag)
+    report = os.path.join(prefix, 'report.json')
+    cmd = [
+        os.path.join(PROJECT, '.venv', 'bin', 'reframe'),
+        '-C',
+        os.path.join(PROJECT, 'site_configs', 'local.py'),
+        '-p',
+        environ,
+        '--prefix',
+        prefix,
+        '--report-file',
+        report,
+        '--keep-stage-files',
+        # One test at a time, as `clusterbench run` does on `local`: a build
+        # beside a benchmark would be measured too.
+        '--exec-policy=serial',
+        *args,
+        '-r',
+    ]
+    env = {**os.environ, 'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db')}
+    done = subprocess.run(cmd, cwd=PROJECT, env=env, capture_output=True, text=True)
+    if not os.path.isfile(report):
+        raise ClusterbenchError(f'{tag}: ReFrame wrote no report:\n{done.stdout}')
+    with open(report) as f:
+        cases = [c for c in json.load(f)['runs'][0]['testcases'] if not c['fixture']]
+    return [c for c in cases if c['result'] != 'skip']
+
+
+def hand_run(case, environ):
+    """The check's binary, options and ranks under plain mpirun: stdout."""
+    cmd = [
+        *LAUNCHERS[environ],
+        str(case['num_tasks']),
+        *case.get('pinning', []),
+        case['executable'],
+        *case['executable_opts'],
+    ]
+    with tempfile.TemporaryDirectory(prefix='hand-') as cwd:
+        done = subprocess.run(
+            cmd,
+            cwd=cwd,
+            env={**os.environ, **HAND_ENV},
+            capture_output=True,
+            text=True,
+        )
+    if done.returncode:
+        raise ClusterbenchError(
+            f'by hand: {shlex.join(cmd)}: exit {done.returncode}\n{done.stderr[-2000:]}'
+        )
+    return done.stdout
+
+
+def check_figures(case):
+    if case['result'] != 'pass':
+        raise ClusterbenchError(f'{case["display_name"]}: {case["fail_reason"]}')
+    return {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
+
+
+# -- what is compared ------------------------------------------------------
+
+
+def npb_key(case):
+    return f'{case["benchmark"]}.{case["npb_class"]}.{case["num_tasks"]}'
+
+
+def npb_hand_figures(case, text):
+    result = npb.verify(
+        text,
+        source='hand run',
+        benchmark=case['benchmark'],
+        npb_class=case['npb_class'],
+        nprocs=case['num_tasks'],
+    )
+    return {name: value for name, (value, _) in npb.figures(result).items()}
+
+
+def npb_sessions(opts):
+    common = ['-c', 'reframe_checks/npb.py', '-S', f'npb_source={opts.npb_source}']
+    common += ['-S', f'npb_class={opts.npb_class}']
+    return [
+        ('default-ranks', common),
+        ('bt-sp-4', [*common, '-n', 'benchmark=(bt|sp)', '-S', 'npb_ranks=4']),
+    ]
+
+
+def comm_key(case):
+    return case.get('benchmark') or case['name'].split()[0]
+
+
+def comm_hand_figures(case, text):
+    name = case['name'].split()[0]
+    if name.startswith('OSU'):
+        pairs = case['pairs'] if case['benchmark'] == 'osu_mbw_mr' else None
+        curve = osu.verify(
+            text,
+            case['benchmark'],
+            case['osu_min_size'],
+            case['osu_max_size'],
+            pairs,
+            'hand run',
+        )
+        found = osu_check.figures_of(case['benchmark'], curve)
+    else:
+        benchmarks = case['imb_benchmarks']
+        found = imb_check.figures_of(
+            imb.verify(
+                text,
+                benchmarks,
+                case['num_tasks'],
+                1 << case['imb_max_log2'],
+                'hand run',
+            )
+        )
+    return {k: v for k, (v, _) in found.items()}
+
+
+def comm_sessions(opts):
+    args = ['-c', 'reframe_checks/osu.py', '-c', 'reframe_checks/imb.py']
+    args += ['-S', f'osu_prefix={opts.osu_prefix}']
+    args += ['-S', f'imb_prefix={opts.imb_prefix}']
+    for name in (
+        'OSUPointToPointCheck%.*placement=intra',
+        'OSUCollectiveCheck',
+        'IMBPointToPointCheck%.*placement=intra',
+        'IMBCollectiveCheck',
+    ):
+        args += ['-n', name]
+    return [('comm', args)]
+
+
+SUITES = {
+    'npb': (npb_sessions, npb_key, npb_hand_figures),
+    'comm': (comm_sessions, comm_key, comm_hand_figures),
+}
+
+
+# -- the comparison ----------------------------------------------------------
+
+
+def compare(check, hand, tolerance):
+    """Rows (key, figure, check median, hand median, diff %, within?, n)."""
+    rows = []
+    for key in sorted(set(check) | set(hand)):
+        c, h = check.get(key, []), hand.get(key, [])
+        if not c or not h:
+            rows.append((*key, None, None, None, False, min(len(c), len(h))))
+            continue
+        mc, mh = statistics.median(c), statistics.median(h)
+        diff = 100.0 * (mc - mh) / mh if mh else float('inf')
+        rows.append((*key, mc, mh, diff, abs(diff) <= tolerance, min(len(c), len(h))))
+    return rows
+
+
+def fmt(value):
+    return 'missing' if value is None else f'{value:.6g}'
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('suite', choices=sorted(SUITES))
+    parser.add_argument(
+        '--npb-source', default=os.environ.get('CLUSTERBENCH_NPB_SOURCE', '')
+    )
+    parser.add_argument('--class', dest='npb_class', default='A')
+    parser.add_argument(
+        '--osu-prefix', default=os.environ.get('CLUSTERBENCH_OSU_PREFIX', '')
+    )
+    parser.add_argument(
+        '--imb-prefix', default=os.environ.get('CLUSTERBENCH_IMB_PREFIX', '')
+    )
+    parser.add_argument('--environ', default='gnu-openmpi', choices=sorted(LAUNCHERS))
+    parser.add_argument('--repeats', type=int, default=3)
+    parser.add_argument('--tolerance', type=float)
+    parser.add_argument('--report-only', action='store_true')
+    parser.add_argument('--workdir')
+    parser.add_argument('--json', help='write every sample to this file')
+    opts = parser.parse_args(argv)
+    needs = {'npb': ('npb_source',), 'comm': ('osu_prefix', 'imb_prefix')}
+    missing = [n for n in needs[opts.suite] if not getattr(opts, n)]
+    if missing:
+        print(f'SKIP: give --{missing[0].replace("_", "-")} (nothing to run)')
+        return 0
+    tolerance = opts.tolerance or (3.0 if opts.suite == 'npb' else 5.0)
+    sessions, key_of, hand_figures = SUITES[opts.suite]
+    workdir = opts.workdir or tempfile.mkdtemp(prefix=f'check-vs-hand-{opts.suite}-')
+    print(f'check_vs_hand {opts.suite}: {opts.repeats} rounds, environ {opts.environ}')
+    print(f'  start: load1 {load1():.2f}, work in {workdir}', flush=True)
+    check, hand = {}, {}
+    try:
+        for rnd in range(opts.repeats):
+            for tag, args in sessions(opts):
+                t0 = time.time()
+                cases = reframe(workdir, f'r{rnd}-{tag}', opts.environ, args)
+                for case in cases:
+                    key = key_of(case)
+                    for name, value in check_figures(case).items():
+                        check.setdefault((key, name), []).append(value)
+                    text = hand_run(case, opts.environ)
+                    for name, value in hand_figures(case, text).items():
+                        hand.setdefault((key, name), []).append(value)
+                print(
+                    f'  round {rnd + 1} {tag}: {len(cases)} checks and hand runs, '
+                    f'{time.time() - t0:.0f} s, load1 {load1():.2f}',
+                    flush=True,
+                )
+    except ClusterbenchError as err:
+        print(f'error: {err}')
+        return 1
+    rows = compare(check, hand, tolerance)
+    print(
+        f'\n{"run":24} {"figure":28} {"check":>12} {"by hand":>12} {"diff":>8}  '
+        f'<= {tolerance:g}%  n'
+    )
+    for key, name, mc, mh, diff, ok, n in rows:
+        d = 'n/a' if diff is None else f'{diff:+.1f}%'
+        print(
+            f'{key:24} {name:28} {fmt(mc):>12} {fmt(mh):>12} {d:>8}  '
+            f'{"yes" if ok else "NO":>5}  {n}'
+        )
+    outside = [r for r in rows if not r[5]]
+    print(
+        f'\n{len(rows) - len(outside)}/{len(rows)} figures within {tolerance:g}% '
+        f'(medians of {opts.repeats}); end load1 {load1():.2f}'
+    )
+    if opts.json:
+        with open(opts.json, 'w') as f:
+            json.dump(
+                {
+                    'check': {f'{k}|{n}': v for (k, n), v in check.items()},
+                    'hand': {f'{k}|{n}': v for (k, n), v in hand.items()},
+                },
+                f,
+                indent=1,
+            )
+    return 0 if opts.report_only or not outside else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
