@@ -32,7 +32,8 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import curves, linkpeak
+from clusterbench import curves
+from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores
@@ -148,7 +149,7 @@ def verified_output(verify, path, exitcode, what):
         raise SanityError(str(err)) from None
 
 
-class CommBase(JobStateCheck, ExternalReferences, rfm.RegressionTest):
+class CommBase(DeclaredLinkPeak, JobStateCheck, ExternalReferences, rfm.RegressionTest):
     """Base of the communication checks (not registered).
 
     A full test (build, then run) because some suites are built by Spack
@@ -171,10 +172,6 @@ class CommBase(JobStateCheck, ExternalReferences, rfm.RegressionTest):
     curves = variable(typ.Dict[str, object], value={})
     #: The curve tables kept with the outputs.
     curve_files = variable(typ.List[str], value=[])
-    #: The partition's declared link peak (MB/s per direction), if any.
-    link_peak = variable(typ.Dict[str, object], value={})
-    #: Why there is no efficiency figure, when there is none.
-    efficiency_note = variable(str, value='')
     #: Why the test was skipped (ReFrame's report does not keep the message).
     skip_reason = variable(str, value='')
 
@@ -230,26 +227,6 @@ class CommBase(JobStateCheck, ExternalReferences, rfm.RegressionTest):
         self.rank_bindings = lines
 
     # -- link peak -------------------------------------------------------
-
-    def read_link_peak(self, inter_node):
-        """Take the partition's declared link peak (at setup: errors come early).
-
-        Sets ``link_peak``, or ``efficiency_note`` saying why there is none.
-        """
-        if not inter_node:
-            self.efficiency_note = 'intra-node run: the link is not used'
-            return
-        try:
-            peak, reason = linkpeak.from_extras(
-                self.current_partition.extras,
-                f'partition {self.current_partition.fullname}',
-            )
-        except ClusterbenchError as err:
-            raise ReframeError(str(err)) from None
-        if peak is None:
-            self.efficiency_note = f'no efficiency figure: {reason}'
-        else:
-            self.link_peak = peak.as_dict()
 
     def efficiency(self, figures, name, measured, bidirectional=False):
         """Add ``name``: *measured* MB/s as % of the declared peak, if any."""

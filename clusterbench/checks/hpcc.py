@@ -4,11 +4,11 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
-from reframe.core.exceptions import ReframeError, SanityError
+from reframe.core.exceptions import SanityError
 
-from clusterbench import hpl_sizing, linkpeak
+from clusterbench import hpl_sizing
+from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.instrumented import Instrumented
 from clusterbench.checks.jobstate import JobStateCheck
@@ -67,6 +67,7 @@ def _figure(summary, name):
 class HPCCBase(
     HPLProblem,
     Instrumented,
+    DeclaredLinkPeak,
     JobStateCheck,
     ExternalReferences,
     rfm.RunOnlyRegressionTest,
@@ -87,10 +88,6 @@ class HPCCBase(
     executable = 'hpcc'
     reference_file = 'hpcc.yaml'
     num_nodes = variable(int, value=1)
-    #: The partition's declared link peak (MB/s per direction), if any.
-    link_peak = variable(typ.Dict[str, object], value={})
-    #: Why there is no link efficiency figure, when there is none.
-    efficiency_note = variable(str, value='')
     #: How `clusterbench replay` re-reads a stored output.
     replay_parser = variable(str, value='clusterbench.parsers.hpcc:replay')
     time_limit = '1h'
@@ -106,30 +103,15 @@ class HPCCBase(
         self.env_vars['OMP_NUM_THREADS'] = '1'
         self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
         self.size_hpl_problem()
-        self._read_link_peak()
+        self.read_link_peak(
+            self.num_nodes > 1,
+            "one node: HPCC's PingPong pairs do not cross a link, no efficiency",
+        )
         self.keep_files = [INPUT_FILE, OUTPUT_FILE]
         # Checked on the node that runs the job, not where ReFrame runs.
         self.prerun_cmds = [
             f'command -v {self.executable} >/dev/null || exit {MISSING_BINARY}'
         ]
-
-    def _read_link_peak(self):
-        if self.num_nodes < 2:
-            self.efficiency_note = (
-                "one node: HPCC's PingPong pairs do not cross a link, no efficiency"
-            )
-            return
-        try:
-            peak, reason = linkpeak.from_extras(
-                self.current_partition.extras,
-                f'partition {self.current_partition.fullname}',
-            )
-        except ClusterbenchError as err:
-            raise ReframeError(str(err)) from None
-        if peak is None:
-            self.efficiency_note = f'no efficiency figure: {reason}'
-        else:
-            self.link_peak = peak.as_dict()
 
     @run_before('run')
     def _write_input(self):
