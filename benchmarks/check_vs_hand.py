@@ -11,7 +11,7 @@ figure, the median of each side, the difference and whether it is within
 ``--tolerance`` percent.
 
     .venv/bin/python benchmarks/check_vs_hand.py npb --npb-source DIR
-        [--class A] [--repeats 3] [--tolerance 3]
+        [--class A] [--benchmarks bt,cg,...] [--repeats 3] [--tolerance 3]
     .venv/bin/python benchmarks/check_vs_hand.py comm --osu-prefix DIR
         --imb-prefix DIR [--repeats 3] [--tolerance 5]
 
@@ -142,10 +142,17 @@ def npb_hand_figures(case, text):
 def npb_sessions(opts):
     common = ['-c', 'reframe_checks/npb.py', '-S', f'npb_source={opts.npb_source}']
     common += ['-S', f'npb_class={opts.npb_class}']
-    return [
-        ('default-ranks', common),
-        ('bt-sp-4', [*common, '-n', 'benchmark=(bt|sp)', '-S', 'npb_ranks=4']),
-    ]
+    chosen = opts.benchmarks.split(',')
+    sessions = [('default-ranks', [*common, '-n', f'benchmark=({"|".join(chosen)})'])]
+    square = [b for b in chosen if b in ('bt', 'sp')]
+    if square:
+        sessions.append(
+            (
+                'bt-sp-4',
+                [*common, '-n', f'benchmark=({"|".join(square)})', '-S', 'npb_ranks=4'],
+            )
+        )
+    return sessions
 
 
 def comm_key(case):
@@ -227,6 +234,9 @@ def main(argv=None):
         '--npb-source', default=os.environ.get('CLUSTERBENCH_NPB_SOURCE', '')
     )
     parser.add_argument('--class', dest='npb_class', default='A')
+    parser.add_argument(
+        '--benchmarks', default='bt,cg,ep,ft,is,lu,mg,sp', help='NPB: which ones'
+    )
     parser.add_argument(
         '--osu-prefix', default=os.environ.get('CLUSTERBENCH_OSU_PREFIX', '')
     )
