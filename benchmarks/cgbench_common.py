@@ -302,15 +302,18 @@ class Bench:
         )
         return res, before, after
 
-    def run_triad(self, exe, ranks, argv=(), nodes=1):
-        what = f'triad ({ranks} ranks)'
+    def _run_json(self, kind, what, exe, ranks, argv, nodes, marker, success):
+        """Run a program that prints one ``<marker>: {json}`` line and a
+        success line; record and return its JSON (with the load averages)."""
         out, before, after = self.run(ranks, [exe, *argv], what, nodes)
-        found = _TRIAD.findall(out)
-        if len(found) != 1 or 'TRIAD VALIDATION SUCCESSFUL' not in out:
-            raise BenchError(f'{what}: no validated TRIAD_JSON line')
+        found = marker.findall(out)
+        if len(found) != 1 or success not in out:
+            raise BenchError(f'{what}: no {success.split()[0]} line and JSON')
         res = json.loads(found[0])
+        fields = {'argv': argv} if argv else {}
         self.record(
-            'triad',
+            kind,
+            **fields,
             ranks=ranks,
             nodes=nodes,
             load1=before,
@@ -319,23 +322,25 @@ class Bench:
         )
         return res, before, after
 
+    def run_triad(self, exe, ranks, argv=(), nodes=1):
+        what = f'triad ({ranks} ranks)'
+        return self._run_json(
+            'triad',
+            what,
+            exe,
+            ranks,
+            argv,
+            nodes,
+            _TRIAD,
+            'TRIAD VALIDATION SUCCESSFUL',
+        )
+
     def run_petsc(self, exe, ranks, argv, nodes=1):
         what = f'petsc_cg {" ".join(argv)} ({ranks} ranks)'
-        out, before, after = self.run(ranks, [exe, *argv], what, nodes)
-        found = _PETSC.findall(out)
-        if len(found) != 1 or 'PETSC_CG VERIFICATION SUCCESSFUL' not in out:
-            raise BenchError(f'{what}: no verified PETSC_CG_JSON line')
-        res = json.loads(found[0])
-        self.record(
-            'petsc',
-            argv=argv,
-            ranks=ranks,
-            nodes=nodes,
-            load1=before,
-            load1_after=after,
-            result=res,
-        )
-        return res, before, after
+        return self._run_json(
+            'petsc', what, exe, ranks, argv, nodes, _PETSC,
+            'PETSC_CG VERIFICATION SUCCESSFUL',
+        )  # fmt: skip
 
     def finish(self):
         if self.args.max_load is not None:
