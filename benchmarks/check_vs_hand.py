@@ -2,13 +2,17 @@
 """The harness's figures against the same binaries run by hand.
 
 A check is only worth its references if it measures what the benchmark
-measures: running it through ReFrame must not change the figure. For each of
-``--repeats`` rounds this script runs the checks through ReFrame on the
-embedded ``local`` system, then runs the very binaries the checks ran (the
-executable, options and rank count from the run report) with plain
-``mpirun``, and parses both outputs with the same parser. It prints, per
-figure, the median of each side, the difference and whether it is within
-``--tolerance`` percent.
+measures: running it through ReFrame must not change the figure. A warm-up
+ReFrame session on the embedded ``local`` system runs every chosen check once
+(for ``npb`` it builds the source tree; its figures are not counted). Then,
+for each of ``--repeats`` rounds and each test in turn, the script runs that
+one test through ReFrame (selected by its hash) and the very binary it ran
+(executable, options, rank count and pinning from the run report) with plain
+``mpirun``, back to back, alternating which goes first from round to round and
+test to test, so that the drift of a shared machine falls on both sides
+alike. Both outputs go through the same parser. It prints, per figure, the
+median of each side, the difference and whether it is within ``--tolerance``
+percent.
 
     .venv/bin/python benchmarks/check_vs_hand.py npb --npb-source DIR
         [--class A] [--benchmarks bt,cg,...] [--repeats 3] [--tolerance 3]
@@ -16,11 +20,12 @@ figure, the median of each side, the difference and whether it is within
         --imb-prefix DIR [--repeats 3] [--tolerance 5]
 
 ``npb`` runs the eight benchmarks of ``--class`` (BT and SP on 1 and 4
-ranks, the others on 2; ``-S npb_source``: the checks build the tree) and
-compares Mop/s total and time; ``comm`` runs the intra-node OSU and IMB
-checks (point-to-point and collectives) and compares every figure. The
-environment is ``--environ`` (gnu-openmpi). Hand runs use ``mpirun.openmpi``
-or ``mpiexec.hydra`` with the check's pinning options.
+ranks, the others on 2) and compares Mop/s total and time; after the
+warm-up the checks take the binaries it built as installed ones
+(``-S npb_prefix``), so that no round rebuilds. ``comm`` runs the intra-node
+OSU and IMB checks (point-to-point and collectives) and compares every
+figure. The environment is ``--environ`` (gnu-openmpi). Hand runs use
+``mpirun.openmpi`` or ``mpiexec.hydra`` with the check's pinning options.
 
 Exit status: 0, or 1 when a check or hand run failed or a figure is outside
 the tolerance (``--report-only`` always exits 0 after a complete run).
@@ -139,9 +144,14 @@ def npb_hand_figures(case, text):
     return {name: value for name, (value, _) in npb.figures(result).items()}
 
 
-def npb_sessions(opts):
-    common = ['-c', 'reframe_checks/npb.py', '-S', f'npb_source={opts.npb_source}']
-    common += ['-S', f'npb_class={opts.npb_class}']
+def npb_sessions(opts, built=None):
+    """ReFrame argument lists: the source tree for the warm-up, the binaries it
+    built (*built*, a directory) for the rounds."""
+    common = ['-c', 'reframe_checks/npb.py', '-S', f'npb_class={opts.npb_class}']
+    if built:
+        common += ['-S', f'npb_prefix={built}']
+    else:
+        common += ['-S', f'npb_source={opts.npb_source}']
     chosen = opts.benchmarks.split(',')
     sessions = [('default-ranks', [*common, '-n', f'benchmark=({"|".join(chosen)})'])]
     square = [b for b in chosen if b in ('bt', 'sp')]
@@ -153,6 +163,17 @@ def npb_sessions(opts):
             )
         )
     return sessions
+
+
+def npb_collect(cases, workdir):
+    """A directory of the binaries the warm-up built, as an installed NPB."""
+    built = os.path.join(workdir, 'built-bin')
+    os.makedirs(built, exist_ok=True)
+    for case in cases:
+        link = os.path.join(built, os.path.basename(case['executable']))
+        if not os.path.exists(link):
+            os.symlink(case['executable'], link)
+    return built
 
 
 def comm_key(case):
@@ -186,7 +207,7 @@ def comm_hand_figures(case, text):
     return {k: v for k, (v, _) in found.items()}
 
 
-def comm_sessions(opts):
+def comm_sessions(opts, built=None):
     args = ['-c', 'reframe_checks/osu.py', '-c', 'reframe_checks/imb.py']
     args += ['-S', f'osu_prefix={opts.osu_prefix}']
     args += ['-S', f'imb_prefix={opts.imb_prefix}']
@@ -201,9 +222,22 @@ def comm_sessions(opts):
 
 
 SUITES = {
-    'npb': (npb_sessions, npb_key, npb_hand_figures),
-    'comm': (comm_sessions, comm_key, comm_hand_figures),
+    'npb': (npb_sessions, npb_key, npb_hand_figures, npb_collect),
+    'comm': (comm_sessions, comm_key, comm_hand_figures, None),
 }
+
+
+def only(args, hashcode):
+    """*args* with its name filters replaced by the one test's hash."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == '-n':
+            skip = True
+        else:
+            kept.append(arg)
+    return [*kept, '-n', f'/{hashcode}']
 
 
 # -- the comparison ----------------------------------------------------------
@@ -256,28 +290,62 @@ def main(argv=None):
         print(f'SKIP: give --{missing[0].replace("_", "-")} (nothing to run)')
         return 0
     tolerance = opts.tolerance or (3.0 if opts.suite == 'npb' else 5.0)
-    sessions, key_of, hand_figures = SUITES[opts.suite]
+    sessions, key_of, hand_figures, collect = SUITES[opts.suite]
     workdir = opts.workdir or tempfile.mkdtemp(prefix=f'check-vs-hand-{opts.suite}-')
     print(f'check_vs_hand {opts.suite}: {opts.repeats} rounds, environ {opts.environ}')
     print(f'  start: load1 {load1():.2f}, work in {workdir}', flush=True)
     check, hand = {}, {}
+
+    def by_check(tag, args, hashcode):
+        found = reframe(workdir, tag, opts.environ, only(args, hashcode))
+        if len(found) != 1:
+            raise ClusterbenchError(f'{tag}: /{hashcode} selected {len(found)} tests')
+        case = found[0]
+        for name, value in check_figures(case).items():
+            check.setdefault((key_of(case), name), []).append(value)
+        return case
+
+    def by_hand(case):
+        text = hand_run(case, opts.environ)
+        for name, value in hand_figures(case, text).items():
+            hand.setdefault((key_of(case), name), []).append(value)
+
     try:
+        t0 = time.time()
+        warm = []
+        for tag, args in sessions(opts):
+            cases = reframe(workdir, f'warm-up-{tag}', opts.environ, args)
+            for case in cases:
+                check_figures(case)  # a warm-up failure ends the comparison
+            warm.append(cases)
+        built = (
+            collect([c for cases in warm for c in cases], workdir) if collect else None
+        )
+        print(
+            f'  warm-up: {sum(map(len, warm))} checks, {time.time() - t0:.0f} s, '
+            f'load1 {load1():.2f}',
+            flush=True,
+        )
+        rounds = list(zip(sessions(opts, built), warm))
         for rnd in range(opts.repeats):
-            for tag, args in sessions(opts):
-                t0 = time.time()
-                cases = reframe(workdir, f'r{rnd}-{tag}', opts.environ, args)
-                for case in cases:
-                    key = key_of(case)
-                    for name, value in check_figures(case).items():
-                        check.setdefault((key, name), []).append(value)
-                    text = hand_run(case, opts.environ)
-                    for name, value in hand_figures(case, text).items():
-                        hand.setdefault((key, name), []).append(value)
-                print(
-                    f'  round {rnd + 1} {tag}: {len(cases)} checks and hand runs, '
-                    f'{time.time() - t0:.0f} s, load1 {load1():.2f}',
-                    flush=True,
-                )
+            t0 = time.time()
+            turn = 0
+            for (tag, args), cases in rounds:
+                for i, first in enumerate(cases):
+                    run_tag = f'r{rnd}-{tag}-{i}'
+                    if (rnd + turn) % 2 == 0:
+                        by_hand(by_check(run_tag, args, first['hashcode']))
+                    else:
+                        # The binary the check will run: after the warm-up
+                        # NPB's checks run the collected copies of it.
+                        by_hand(first)
+                        by_check(run_tag, args, first['hashcode'])
+                    turn += 1
+            print(
+                f'  round {rnd + 1}: {turn} checks and hand runs, '
+                f'{time.time() - t0:.0f} s, load1 {load1():.2f}',
+                flush=True,
+            )
     except ClusterbenchError as err:
         print(f'error: {err}')
         return 1

@@ -53,28 +53,51 @@ def clean(box):
 
 def slurm_nodes(box, jobid):
     """The nodes Slurm's accounting gives a job (ReFrame's own node list is
-    taken from a poll and can be short for jobs that end within a second)."""
-    deadline = time.monotonic() + 20
+    taken from a poll and can be short for jobs that end within a second).
+
+    Read once the job has ended and its record holds as many nodes as it was
+    allocated: a record read while slurmdbd is still taking the job's start
+    and end messages can be incomplete.
+    """
+    deadline = time.monotonic() + 60
     while True:
         acct = subprocess.run(
-            ['sacct', '-X', '-n', '-P', '-j', str(jobid), '-o', 'NodeList'],
+            [
+                'sacct',
+                '-X',
+                '-n',
+                '-P',
+                '-j',
+                str(jobid),
+                '-o',
+                'State,NNodes,NodeList',
+            ],
             capture_output=True,
             text=True,
             env=box.env(),
             timeout=30,
             check=False,
         ).stdout.strip()
-        if acct and acct != 'None assigned' or time.monotonic() > deadline:
+        fields = acct.splitlines()[-1].split('|') if acct else []
+        names = []
+        if len(fields) == 3 and fields[2] != 'None assigned':
+            names = subprocess.run(
+                ['scontrol', 'show', 'hostnames', fields[2]],
+                capture_output=True,
+                text=True,
+                env=box.env(),
+                timeout=30,
+                check=False,
+            ).stdout.split()
+        ended = fields and fields[0].split()[0] not in (
+            'PENDING',
+            'RUNNING',
+            'COMPLETING',
+        )
+        if ended and fields[1] == str(len(names)) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
-    names = subprocess.run(
-        ['scontrol', 'show', 'hostnames', acct],
-        capture_output=True,
-        text=True,
-        env=box.env(),
-        timeout=30,
-        check=False,
-    ).stdout.split()
+    assert names, f'job {jobid}: sacct gave {acct!r}'
     return sorted(names)
 
 

@@ -61,6 +61,20 @@ def test_one_noisy_sample_is_not_a_flag_when_the_rest_pass():
     assert judged.ci[2] < 0.95
 
 
+def test_a_real_change_beyond_tolerance_is_flagged_even_if_close_to_it():
+    # 10 % slower than a reference with an 8 % tolerance: the median is beyond
+    # the tolerance and the interval excludes "no change", though not the band.
+    slower = [fig(v, 100, -0.08, 0.08) for v in (87, 93, 90, 91, 89)]
+    (judged,) = verdict.group(slower)
+    assert judged.ci[2] > 0.92 and judged.ci[2] < 1
+    assert judged.verdict == verdict.FLAGGED
+    # Beyond tolerance but not significant: the samples straddle the reference.
+    noisy = [fig(v, 100, -0.08, 0.08) for v in (70, 101, 90, 120, 85)]
+    (judged,) = verdict.group(noisy)
+    assert judged.value < 92 and judged.ci[2] > 1
+    assert judged.verdict == verdict.PASS
+
+
 def test_against_a_baseline_run():
     base = [fig(v) for v in (100, 101, 99)]
     same = [fig(v) for v in (100, 99, 101)]
