@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """How well do verdicts catch a real slowdown, and how often do they cry wolf?
 
-Takes the samples recorded with the references (reference_data/provenance/),
-rebuilds each reference exactly as `clusterbench references update` did, then
-simulates new sessions of N samples drawn (with replacement) from the recorded
-samples, slowed down by 0 %, 5 % and 10 %, and judges them as `clusterbench
-compare` does (bootstrap interval of the median ratio outside the tolerance).
+Takes the samples recorded with the references (reference_data/provenance/)
+and the references made of them (or, with --floor/--k, the references
+`clusterbench references update` would make of them with that floor and k),
+then simulates new sessions of N samples drawn (with replacement) from the
+recorded samples, slowed down by 0 %, 5 % and 10 %, and judges them as
+`clusterbench compare` does (median ratio outside the tolerance and its
+bootstrap interval excluding 1).
 
 Prints, per slowdown, the share of simulated sessions flagged: over all
 figures, over the figures whose tolerance is below the slowdown, and over
@@ -13,7 +15,12 @@ those whose tolerance is below it by more than half the recorded samples'
 range (where the measured spread lets the slowdown clear the tolerance),
 with the number of figures in each group.
 
-Usage: benchmarks/flag_detection.py [--samples 5] [--trials 200] [reference_data]
+With --synthetic SPREAD ..., the same for figures of a known spread (normal
+noise, references from 9 samples, new sessions drawn from the same
+distribution): what the verdicts do on a machine steadier than this one.
+
+Usage: benchmarks/flag_detection.py [--samples 5] [--trials 200]
+    [--floor F --k K] [--synthetic 0.01 0.02 0.04] [reference_data]
 """
 
 import argparse
@@ -26,7 +33,7 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from clusterbench import stats  # noqa: E402
+from clusterbench import refupdate, stats  # noqa: E402
 
 # Figures for which smaller is better: a slowdown makes them larger.
 LOWER_IS_BETTER_UNITS = {'s', 'us', 'ms'}
@@ -45,20 +52,28 @@ def recorded(directory):
                         yield f'{test}/{where}/{name}', values, ref, lower, upper, unit
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('directory', nargs='?', default='reference_data')
-    parser.add_argument('--samples', type=int, default=5)
-    parser.add_argument('--trials', type=int, default=200)
-    args = parser.parse_args()
-    figures = list(recorded(args.directory))
-    if not figures:
-        sys.exit(f'{args.directory}: no recorded samples (need >= 3 per figure)')
-    rng = random.Random(1)
-    print(
-        f'{len(figures)} figures with recorded samples; {args.samples} samples '
-        f'per simulated session, {args.trials} sessions per figure and slowdown'
-    )
+def rebuilt(figures, floor, k):
+    """The figures with the references `references update` would make."""
+    out = []
+    for name, values, _, _, _, unit, draw in figures:
+        median, tol, _ = refupdate.tolerance_of(values, floor, k)
+        out.append((name, values, median, max(-tol, -1.0), tol, unit, draw))
+    return out
+
+
+def synthetic(spread, count, recorded_samples, rng):
+    """*count* figures of known relative spread: *recorded_samples* samples
+    for the reference, and new sessions drawn from the same distribution."""
+
+    def draw(rng, k):
+        return [rng.gauss(100.0, spread * 100.0) for _ in range(k)]
+
+    for i in range(count):
+        values = draw(rng, recorded_samples)
+        yield f'synthetic/{spread:g}/{i}', values, None, None, None, 'GB/s', draw
+
+
+def simulate(figures, args, rng):
     print(
         f'{"slowdown":>9}  {"flagged (all)":>14}  {"tolerance < slowdown":>21}  '
         f'{"n":>3}  {"clear of the spread":>20}  {"n":>3}'
@@ -66,7 +81,7 @@ def main():
     for slowdown in (0.0, 0.05, 0.10):
         flagged = total = 0
         within = {'allows': [0, 0], 'clear': [0, 0]}
-        for _, values, ref, lower, upper, unit in figures:
+        for _, values, ref, lower, upper, unit, draw in figures:
             factor = 1 + slowdown if unit in LOWER_IS_BETTER_UNITS else 1 - slowdown
             # "allows": the tolerance is below the slowdown; "clear": it is so
             # even after half the recorded samples' range, i.e. the slowed
@@ -78,7 +93,7 @@ def main():
                 if upper + half_range < slowdown:
                     kinds.append('clear')
             for _ in range(args.trials):
-                new = [v * factor for v in rng.choices(values, k=args.samples)]
+                new = [v * factor for v in draw(rng, args.samples)]
                 ci = stats.median_ratio_ci(
                     new, ref, n_boot=400, seed=rng.randrange(1 << 30)
                 )
@@ -96,6 +111,48 @@ def main():
             f'{slowdown:>9.0%}  {flagged / total:>14.1%}  {allow:>21}  '
             f'{n_allow:>3}  {clear:>20}  {n_clear:>3}'
         )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('directory', nargs='?', default='reference_data')
+    parser.add_argument('--samples', type=int, default=5)
+    parser.add_argument('--trials', type=int, default=200)
+    parser.add_argument('--floor', type=float, help='rebuild tolerances: floor')
+    parser.add_argument('--k', type=float, help='rebuild tolerances: k x spread')
+    parser.add_argument(
+        '--synthetic',
+        type=float,
+        nargs='*',
+        metavar='SPREAD',
+        help='also figures of these known relative spreads (e.g. 0.01 0.02)',
+    )
+    args = parser.parse_args()
+    floor = 0.03 if args.floor is None else args.floor
+    k = 3.0 if args.k is None else args.k
+    rng = random.Random(1)
+    figures = [
+        (*fig, lambda rng, n, values=fig[1]: rng.choices(values, k=n))
+        for fig in recorded(args.directory)
+    ]
+    if not figures:
+        sys.exit(f'{args.directory}: no recorded samples (need >= 3 per figure)')
+    if args.floor is not None or args.k is not None:
+        print(f'tolerances rebuilt: max({floor:g}, {k:g} x 1.4826 x MAD / median)')
+        figures = rebuilt(figures, floor, k)
+    print(
+        f'{len(figures)} figures with recorded samples; {args.samples} samples '
+        f'per simulated session (drawn from the recorded ones), {args.trials} '
+        'sessions per figure and slowdown'
+    )
+    simulate(figures, args, rng)
+    for spread in args.synthetic or ():
+        print(
+            f'\nsynthetic: 50 figures of relative spread {spread:.1%} (normal), '
+            f'references from 9 samples, tolerance max({floor:g}, {k:g} x robust '
+            f'spread); {args.samples} new samples per session'
+        )
+        simulate(rebuilt(list(synthetic(spread, 50, 9, rng)), floor, k), args, rng)
 
 
 if __name__ == '__main__':

@@ -173,8 +173,8 @@ def parser():
     upd.add_argument(
         '--floor',
         type=float,
-        default=0.05,
-        help='smallest relative tolerance (default 0.05)',
+        default=0.03,
+        help='smallest relative tolerance (default 0.03)',
     )
     upd.add_argument(
         '--k',

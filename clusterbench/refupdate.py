@@ -49,7 +49,9 @@ class Proposal:
     @property
     def entry(self):
         ref = _round(self.reference)
-        return [ref, -self.tolerance, self.tolerance, self.samples.unit]
+        # A spread wider than the value itself would allow a figure of the
+        # other sign: the band stops at zero on that side.
+        return [ref, max(-self.tolerance, -1.0), self.tolerance, self.samples.unit]
 
 
 def _round(value, digits=4):
@@ -112,15 +114,21 @@ def _class_name(case):
     return case['display_name'].split()[0]
 
 
-def propose(groups, floor=0.05, k=3.0, min_samples=1):
+def tolerance_of(values, floor=0.03, k=3.0):
+    """(median, tolerance, relative spread) of one figure's samples:
+    the tolerance is max(floor, k x the robust relative spread)."""
+    median = statistics.median(values)
+    mad = statistics.median(abs(v - median) for v in values)
+    spread = 1.4826 * mad / abs(median) if median else 0.0
+    return median, round(max(floor, k * spread), 2), spread
+
+
+def propose(groups, floor=0.03, k=3.0, min_samples=1):
     proposals = []
     for group in groups:
         if len(group.values) < min_samples:
             continue
-        median = statistics.median(group.values)
-        mad = statistics.median(abs(v - median) for v in group.values)
-        spread = 1.4826 * mad / abs(median) if median else 0.0
-        tolerance = round(max(floor, k * spread), 2)
+        median, tolerance, spread = tolerance_of(group.values, floor, k)
         proposals.append(Proposal(group, median, tolerance, spread))
     return proposals
 

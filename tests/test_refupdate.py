@@ -61,6 +61,14 @@ def test_median_and_tolerance_from_spread(tmp_path):
     assert prop.samples.key == ('local:default', 'gnu-openmpi', 'AMD EPYC', '2')
 
 
+def test_a_spread_wider_than_the_value_stops_the_band_at_zero(tmp_path):
+    values = [1, 10, 3]  # MAD 2 of median 3: tolerance 3 x 99 % = 297 %
+    path = report(tmp_path, 'r.json', *[[case('T', {'n_half': v})] for v in values])
+    (prop,) = refupdate.propose(refupdate.collect([path]))
+    assert prop.tolerance == 2.97
+    assert prop.entry == [3.0, -1.0, 2.97, 'GB/s']
+
+
 def test_unverified_cases_are_never_samples(tmp_path):
     path = report(
         tmp_path,
