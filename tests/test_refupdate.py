@@ -111,7 +111,7 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
     )
     assert dry.returncode == 0, dry.stderr
     assert (
-        '+ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s ±5%' in dry.stdout
+        '+ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s ±3%' in dry.stdout
     )
     assert 'dry run' in dry.stdout and not refs.exists()
 
@@ -125,14 +125,14 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
         'references', 'update', '--from', second, '--directory', str(refs), '--write'
     )
     assert (
-        '~ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s -5%/+5% -> 20'
+        '~ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s -3%/+3% -> 20'
         in again.stdout
     )
     data = yaml.safe_load((refs / 'x.yaml').read_text())
     leaf = data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert leaf == {
-        'bw': [20.0, -0.05, 0.05, 'GB/s'],
-        'lat': [2.0, -0.05, 0.05, 'GB/s'],
+        'bw': [20.0, -0.03, 0.03, 'GB/s'],
+        'lat': [2.0, -0.03, 0.03, 'GB/s'],
     }
     prov = yaml.safe_load((refs / 'provenance' / 'x.yaml').read_text())
     entry = prov['T']['local:default/gnu-openmpi/AMD EPYC']
