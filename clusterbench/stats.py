@@ -61,8 +61,9 @@ def beyond_tolerance(ci, lower, upper, reference_sign=1):
     [1+lower, 1+upper]. Significant: the interval excludes 1, no change, on
     that same side. Asking for the whole interval to clear the tolerance
     instead would miss a real 10 % slowdown of a figure whose tolerance is 8 %
-    almost every time; asking only for the point would flag one noisy sample
-    among five. For a negative reference the relative band flips, as in ReFrame.
+    almost every time; asking only for the median would flag samples that
+    scatter on both sides of the reference. For a negative reference the
+    relative band flips, as in ReFrame.
     """
     low_band = -float('inf') if lower is None else 1 + lower
     high_band = float('inf') if upper is None else 1 + upper
