@@ -51,6 +51,13 @@ def clean(box):
     assert states == {'n1': 'idle', 'n2': 'idle'}
 
 
+def slurm_output(box, *command):
+    """Standard output of a Slurm client command on the box."""
+    return subprocess.run(
+        command, capture_output=True, text=True, env=box.env(), timeout=30, check=False
+    ).stdout
+
+
 def slurm_nodes(box, jobid):
     """The nodes Slurm's accounting gives a job (ReFrame's own node list is
     taken from a poll and can be short for jobs that end within a second).
@@ -60,40 +67,26 @@ def slurm_nodes(box, jobid):
     and end messages can be incomplete.
     """
     deadline = time.monotonic() + 60
+    running = ('PENDING', 'RUNNING', 'COMPLETING')
     while True:
-        acct = subprocess.run(
-            [
-                'sacct',
-                '-X',
-                '-n',
-                '-P',
-                '-j',
-                str(jobid),
-                '-o',
-                'State,NNodes,NodeList',
-            ],
-            capture_output=True,
-            text=True,
-            env=box.env(),
-            timeout=30,
-            check=False,
-        ).stdout.strip()
+        acct = slurm_output(
+            box,
+            'sacct',
+            '-X',
+            '-n',
+            '-P',
+            '-j',
+            str(jobid),
+            '-o',
+            'State,NNodes,NodeList',
+        ).strip()
         fields = acct.splitlines()[-1].split('|') if acct else []
         names = []
         if len(fields) == 3 and fields[2] != 'None assigned':
-            names = subprocess.run(
-                ['scontrol', 'show', 'hostnames', fields[2]],
-                capture_output=True,
-                text=True,
-                env=box.env(),
-                timeout=30,
-                check=False,
-            ).stdout.split()
-        ended = fields and fields[0].split()[0] not in (
-            'PENDING',
-            'RUNNING',
-            'COMPLETING',
-        )
+            names = slurm_output(
+                box, 'scontrol', 'show', 'hostnames', fields[2]
+            ).split()
+        ended = fields and fields[0].split()[0] not in running
         if ended and fields[1] == str(len(names)) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
