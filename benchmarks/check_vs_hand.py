@@ -47,10 +47,12 @@ import time
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PROJECT)
 
+from clusterbench import runner  # noqa: E402
 from clusterbench.checks import imb as imb_check  # noqa: E402
 from clusterbench.checks import osu as osu_check  # noqa: E402
 from clusterbench.errors import ClusterbenchError  # noqa: E402
 from clusterbench.parsers import imb, npb, osu  # noqa: E402
+from clusterbench.testcluster import testing  # noqa: E402
 
 LAUNCHERS = {
     'gnu-openmpi': ['mpirun.openmpi', '-np'],
@@ -69,33 +71,29 @@ def load1():
     return os.getloadavg()[0]
 
 
+LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
+
+
 def reframe(workdir, tag, environ, args):
     """One ReFrame session; its report's test cases (fixtures left out)."""
     prefix = os.path.join(workdir, tag)
-    report = os.path.join(prefix, 'report.json')
-    cmd = [
-        os.path.join(PROJECT, '.venv', 'bin', 'reframe'),
-        '-C',
-        os.path.join(PROJECT, 'site_configs', 'local.py'),
+    # One test at a time, as `clusterbench run` decides for `local`: a build
+    # beside a benchmark would be measured too.
+    policy = runner.policy_options(LOCAL, 'local')
+    _, out, report = testing.run_reframe(
+        LOCAL,
+        prefix,
         '-p',
         environ,
-        '--prefix',
-        prefix,
-        '--report-file',
-        report,
         '--keep-stage-files',
-        # One test at a time, as `clusterbench run` does on `local`: a build
-        # beside a benchmark would be measured too.
-        '--exec-policy=serial',
+        *policy,
         *args,
-        '-r',
-    ]
-    env = {**os.environ, 'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db')}
-    done = subprocess.run(cmd, cwd=PROJECT, env=env, capture_output=True, text=True)
-    if not os.path.isfile(report):
-        raise ClusterbenchError(f'{tag}: ReFrame wrote no report:\n{done.stdout}')
-    with open(report) as f:
-        cases = [c for c in json.load(f)['runs'][0]['testcases'] if not c['fixture']]
+        env={'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db')},
+        timeout=None,
+    )
+    if report is None:
+        raise ClusterbenchError(f'{tag}: ReFrame wrote no report:\n{out[-3000:]}')
+    cases = [c for c in report['runs'][0]['testcases'] if not c['fixture']]
     return [c for c in cases if c['result'] != 'skip']
 
 
@@ -341,12 +339,16 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     tolerance = opts.tolerance or (3.0 if opts.suite == 'npb' else 5.0)
     if opts.from_json:
-        with open(opts.from_json) as f:
-            saved = json.load(f)
-        check, hand = (
-            {tuple(k.split('|')): v for k, v in saved[side].items()}
-            for side in ('check', 'hand')
-        )
+        try:
+            with open(opts.from_json) as f:
+                saved = json.load(f)
+            check, hand = (
+                {tuple(k.split('|')): v for k, v in saved[side].items()}
+                for side in ('check', 'hand')
+            )
+        except (OSError, ValueError, KeyError, AttributeError) as err:
+            print(f'error: {opts.from_json}: not a --json file of this script ({err})')
+            return 1
         rounds = max(map(len, check.values()), default=0)
         outside = report(check, hand, tolerance, rounds)
         return 0 if opts.report_only or not outside else 1

@@ -57,7 +57,7 @@ def rebuilt(figures, floor, k):
     out = []
     for name, values, _, _, _, unit, draw in figures:
         median, tol, _ = refupdate.tolerance_of(values, floor, k)
-        out.append((name, values, median, max(-tol, -1.0), tol, unit, draw))
+        out.append((name, values, median, *refupdate.band(tol), unit, draw))
     return out
 
 

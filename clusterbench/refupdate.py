@@ -48,10 +48,7 @@ class Proposal:
 
     @property
     def entry(self):
-        ref = _round(self.reference)
-        # A spread wider than the value itself would allow a figure of the
-        # other sign: the band stops at zero on that side.
-        return [ref, max(-self.tolerance, -1.0), self.tolerance, self.samples.unit]
+        return [_round(self.reference), *band(self.tolerance), self.samples.unit]
 
 
 def _round(value, digits=4):
@@ -112,6 +109,13 @@ def _class_name(case):
     # ReFrame keys external references by the test's class name, which leads
     # the display name ("CGSolverCheck %stencil=7 ...").
     return case['display_name'].split()[0]
+
+
+def band(tolerance):
+    """(lower, upper) of a symmetric relative tolerance. A spread wider than
+    the value itself would allow a figure of the other sign: the band stops at
+    zero on that side."""
+    return max(-tolerance, -1.0), tolerance
 
 
 def tolerance_of(values, floor=0.03, k=3.0):
