@@ -11,11 +11,13 @@ MPI tree, the real benchmarks are built and run at class S as well.
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 
 import pytest
-from conftest import PROJECT
+import yaml
+from conftest import FIXTURES, PROJECT
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
@@ -375,3 +377,60 @@ def test_spack_spec_is_the_environments_own_npb(tmp_path):
     assert checks_npb.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
         'npb@3.4.1 implementation=mpi'
     )
+
+
+CLASS_C_RECORDED = ('cg', 'ep', 'ft', 'is', 'lu', 'mg')
+
+
+def _local_processor_has_npb_references():
+    from reframe.utility.cpuinfo import cpuinfo
+
+    facts = cpuinfo()
+    with open(os.path.join(PROJECT, 'reference_data', 'npb.yaml')) as f:
+        table = yaml.safe_load(f)['NPBCheck']
+    level = table.get('local:default', {}).get('gnu-openmpi', {})
+    for key in ('arch', 'model', 'num_cpus'):
+        level = level.get(facts.get(key), {})
+    return bool(level)
+
+
+@pytest.fixture
+def recorded_class_c(tmp_path):
+    """Stand-ins for class C binaries: rank 0 prints a real NPB 3.4 class C output
+    (../shared/fixtures/npb, 2 processes), so ReFrame judges real figures."""
+    source = os.path.join(FIXTURES, 'npb')
+    if not os.path.isdir(source):
+        pytest.skip(f'{source} not present')
+    bindir = tmp_path / 'recorded' / 'bin'
+    bindir.mkdir(parents=True)
+    for bench in CLASS_C_RECORDED:
+        output = os.path.join(source, f'{bench}.C.2.out')
+        exe = bindir / f'{bench}.C.x'
+        exe.write_text(
+            '#!/bin/sh\n'
+            '[ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" = 0 ] || exit 0\n'
+            f'cat {shlex.quote(output)}\n'
+        )
+        exe.chmod(0o755)
+    return bindir.parent
+
+
+@needs_openmpi
+def test_class_c_figures_are_judged_against_the_local_references(
+    tmp_path, recorded_class_c
+):
+    if not _local_processor_has_npb_references():
+        pytest.skip('reference_data/npb.yaml has no class C figures for this processor')
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_prefix={recorded_class_c}', '-S', 'npb_class=C',
+        '-n', f'benchmark=({"|".join(CLASS_C_RECORDED)})', '-p', 'gnu-openmpi',
+        env={'RFM_REFERENCE_PREFIX': os.path.join(PROJECT, 'reference_data')},
+    )  # fmt: skip
+    runs = cases(report)
+    assert {bench for _, bench, _ in runs} == set(CLASS_C_RECORDED), out
+    for case in runs.values():
+        # Verified real outputs: a failure can only be a figure off its reference.
+        assert case['result'] == 'pass' or case['fail_phase'] == 'performance', case
+        for name, (value, ref, lower, upper, *_) in case['perfvalues'].items():
+            assert value > 0 and ref > 0, f'{name}: no reference found'
+            assert lower is not None and upper is not None, name
