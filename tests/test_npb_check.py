@@ -16,12 +16,12 @@ import shutil
 import subprocess
 
 import pytest
-import yaml
 from conftest import FIXTURES, PROJECT
+from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import npb_makedef
+from clusterbench import npb_makedef, reflookup
 from clusterbench.checks import npb as checks_npb
 from clusterbench.parsers import npb
 
@@ -383,15 +383,19 @@ CLASS_C_RECORDED = ('cg', 'ep', 'ft', 'is', 'lu', 'mg')
 
 
 def _local_processor_has_npb_references():
-    from reframe.utility.cpuinfo import cpuinfo
-
-    facts = cpuinfo()
-    with open(os.path.join(PROJECT, 'reference_data', 'npb.yaml')) as f:
-        table = yaml.safe_load(f)['NPBCheck']
-    level = table.get('local:default', {}).get('gnu-openmpi', {})
-    for key in ('arch', 'model', 'num_cpus'):
-        level = level.get(facts.get(key), {})
-    return bool(level)
+    """Whether reference_data/ has class C CG for this processor on local."""
+    case = {
+        'name': 'NPBCheck',
+        'reference_file': 'npb.yaml',
+        'system': 'local',
+        'partition': 'default',
+        'environ': 'gnu-openmpi',
+        'processor_facts': cpuinfo(),
+        'benchmark': 'cg',
+        'npb_class': 'C',
+        'num_tasks': 2,
+    }
+    return bool(reflookup.references_for(case, os.path.join(PROJECT, 'reference_data')))
 
 
 @pytest.fixture
