@@ -7,6 +7,7 @@ checks that nothing is left; :func:`reframe` runs ReFrame on ``box`` through
 """
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -20,6 +21,8 @@ PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file
 BOX_CONFIG = os.path.join(PROJECT, 'site_configs', 'box.py')
 #: ReFrame's slurm backend polls sacct: at least once a second, at most 5 times.
 POLL_ENV = {'RFM_POLL_RATE_MIN': '1', 'RFM_POLL_RATE_MAX': '5'}
+#: One test cluster per machine at a time, whatever the checkout.
+MACHINE_LOCK = '/run/clusterbench-box.lock'
 
 
 def unavailable(run_dir=cluster.DEFAULT_RUN_DIR):
@@ -36,6 +39,8 @@ def unavailable(run_dir=cluster.DEFAULT_RUN_DIR):
         )
     if not os.path.isdir('/proc/self/ns') or not os.path.exists('/proc/self/ns/net'):
         return 'no network namespaces on this kernel'
+    if _held_by_another_test_session():
+        return None  # cluster_up waits for it
     state = cluster.State.load(run_dir)
     if state is not None and _anything_alive(state):
         return (
@@ -43,6 +48,16 @@ def unavailable(run_dir=cluster.DEFAULT_RUN_DIR):
             f'tests): the tests leave it alone'
         )
     return None
+
+
+def _held_by_another_test_session(path=MACHINE_LOCK):
+    with open(path, 'a') as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    return False
 
 
 def _anything_alive(state):
@@ -54,7 +69,23 @@ def _anything_alive(state):
 @contextlib.contextmanager
 def cluster_up(nodes=2, run_dir=cluster.DEFAULT_RUN_DIR):
     """A running cluster of *nodes* nodes for the body; torn down after it,
-    whatever happens, and checked to leave nothing behind (AssertionError)."""
+    whatever happens, and checked to leave nothing behind (AssertionError).
+
+    Test sessions on one machine (two checkouts, CI beside a developer) take
+    turns: the cluster's run directory, bridge and namespaces are per machine.
+    """
+    with _machine_lock():
+        yield from _cluster_up(nodes, run_dir)
+
+
+@contextlib.contextmanager
+def _machine_lock(path=MACHINE_LOCK):
+    with open(path, 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _cluster_up(nodes, run_dir):
     stale = cluster.State.load(run_dir)
     if stale is not None:
         # Recorded but dead: an earlier run was killed before its teardown.
