@@ -17,14 +17,9 @@ from clusterbench import (
     sessionreport,
     spackenv,
     verdict,
+    verdictview,
 )
 from clusterbench.errors import ClusterbenchError, run_command
-
-FORMATS = {
-    'table': verdict.format_table,
-    'csv': verdict.format_csv,
-    'json': verdict.format_json,
-}
 
 
 def _load_all(paths):
@@ -45,13 +40,18 @@ def _compare(args):
         baseline = history.figures(args.history, args.config)
     judged = verdict.group(figures, baseline, tolerance=args.tolerance)
     table = verdict.rows(judged, failures)
-    print(FORMATS[args.format](table))
+    _show(table, args)
     if args.format == 'table':
-        print(f'\n{verdict.summary(table)}')
         details = sessionreport.text(args.reports)
         if details:
             print(f'\n{details}')
-    return 1 if verdict.anything_wrong(table) else 0
+    return verdict.exit_code(table, args.strict)
+
+
+def _show(table, args):
+    print(
+        verdictview.render(table, args.format, args.strict, args.verbose, args.show_all)
+    )
 
 
 def _report(args):
@@ -76,7 +76,11 @@ def _check_references(args):
 def _update_references(args):
     groups = refupdate.collect(args.reports)
     proposals = refupdate.propose(
-        groups, floor=args.floor, k=args.k, min_samples=args.min_samples
+        groups,
+        floor=args.floor,
+        k=args.k,
+        min_samples=args.min_samples,
+        one_sided=args.one_sided,
     )
     if not proposals:
         raise ClusterbenchError(
@@ -94,10 +98,8 @@ def _update_references(args):
 
 def _replay(args):
     table = replay.replay(args.path, args.references)
-    print(FORMATS[args.format](table))
-    if args.format == 'table':
-        print(f'\n{verdict.summary(table)}')
-    return 1 if verdict.anything_wrong(table) else 0
+    _show(table, args)
+    return verdict.exit_code(table, args.strict)
 
 
 def _run(args):
@@ -108,6 +110,10 @@ def _run(args):
         args.results,
         args.references,
         extra=args.reframe_args,
+        strict=args.strict,
+        verbose=args.verbose,
+        show_all=args.show_all,
+        junit=args.junit,
     )
 
 
@@ -121,7 +127,7 @@ def parser():
         help='judge the figures of ReFrame JSON reports against their references',
     )
     cmp.add_argument('reports', nargs='+', metavar='REPORT')
-    cmp.add_argument('--format', choices=sorted(FORMATS), default='table')
+    verdictview.add_arguments(cmp)
     base = cmp.add_mutually_exclusive_group()
     base.add_argument(
         '--against',
@@ -184,6 +190,13 @@ def parser():
     )
     upd.add_argument('--min-samples', type=int, default=1)
     upd.add_argument(
+        '--one-sided',
+        action='store_true',
+        help='bound only the bad side: (ref, -tol, null) for a figure better '
+        'higher, (ref, null, +tol) for one better lower; plain ReFrame then '
+        'passes a faster figure too',
+    )
+    upd.add_argument(
         '--write',
         action='store_true',
         help='write the proposal (atomically); default: only show it',
@@ -207,7 +220,7 @@ def parser():
     )
     rep.add_argument('path', help='a session directory of results/ or a report')
     rep.add_argument('--references', default='reference_data')
-    rep.add_argument('--format', choices=sorted(FORMATS), default='table')
+    verdictview.add_arguments(rep)
     rep.set_defaults(func=_replay)
 
     run = sub.add_parser(
@@ -220,6 +233,12 @@ def parser():
     run.add_argument('--checks', default='reframe_checks')
     run.add_argument('--results', default='results')
     run.add_argument('--references', default='reference_data')
+    verdictview.add_arguments(run, formats=False)
+    run.add_argument(
+        '--junit',
+        metavar='FILE',
+        help='also write the verdicts as JUnit XML (one testcase per figure)',
+    )
     run.add_argument(
         'reframe_args',
         nargs=argparse.REMAINDER,

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
-from clusterbench import runreport, verdict
+from clusterbench import runreport, verdict, vocabulary
 from clusterbench.errors import ClusterbenchError
 from clusterbench.report import curves as curvelib
 
@@ -190,21 +190,6 @@ _PLACEMENT = {'.nid', '.part', '.repeat_no', '$nid', '$part', '$repeat_no'}
 #: Parameters that set the size of a run (scaling series are along them).
 _SIZE = {'ranks_per_node', 'num_nodes', 'num_tasks', 'nodes', 'ranks'}
 
-LOWER_IS_BETTER_UNITS = {'s', 'ms', 'us', 'J', 'W'}
-NEUTRAL_UNITS = {'iterations', 'B', ''}
-RATE_UNITS = {
-    'GFlop/s',
-    'TFlop/s',
-    'MFlop/s',
-    'Mop/s',
-    'GB/s',
-    'MB/s',
-    'Gb/s',
-    'Mb/s',
-    'GUP/s',
-    'msg/s',
-}
-
 
 def split_name(name):
     """('CGSolverCheck', {'stencil': '7', ...}) of a ReFrame test name."""
@@ -257,14 +242,7 @@ def _identity(case):
 
 def better(variable, unit):
     """'higher', 'lower' or None (not a figure of merit) for one figure."""
-    low = variable.lower()
-    if unit in LOWER_IS_BETTER_UNITS or 'latency' in low or 'share' in low:
-        return 'lower'
-    if unit in NEUTRAL_UNITS:
-        return None
-    if unit == '%':
-        return 'higher' if 'efficiency' in low else None
-    return 'higher'
+    return vocabulary.direction(variable, unit)
 
 
 @dataclass
@@ -324,7 +302,7 @@ class Cell:
 
     config: Config
     benchmark: Benchmark
-    state: str  # pass, FLAGGED, no reference, FAILED, missing
+    state: str  # a verdict (pass, SLOWER, FASTER, ...), FAILED or missing
     values: list = field(default_factory=list)
     reference: Optional[float] = None
     lower: Optional[float] = None
@@ -1196,7 +1174,7 @@ def _pair_matrix(system, part, test, var, bench, samples):
     }
     flags, _ = _robust_flags(values, bench.better)
     for pair, figs in per_pair.items():
-        if _verdict_of(figs) == verdict.FLAGGED:
+        if _verdict_of(figs) in verdict.REGRESSIONS:
             flags.setdefault(pair, 'outside its reference tolerance')
     nodes = sorted({n for p in values for n in p})
     return PairMatrix(

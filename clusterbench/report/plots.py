@@ -44,7 +44,10 @@ RC = {
 
 STATE_COLOURS = {
     'pass': '#2e7d32',
+    'SLOWER': '#c62828',
+    'WORSE': '#c62828',
     'FLAGGED': '#c62828',
+    'FASTER': '#1565c0',
     'no reference': '#546e7a',
 }
 MISSING_COLOUR = '#9e9e9e'

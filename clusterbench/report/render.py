@@ -51,7 +51,10 @@ def _pct(value):
 def _state_class(state):
     return {
         verdict.PASS: 'pass',
+        verdict.SLOWER: 'flagged',
+        verdict.WORSE: 'flagged',
         verdict.FLAGGED: 'flagged',
+        verdict.FASTER: 'faster',
         verdict.NO_REFERENCE: 'noref',
         model.FAILED: 'failed',
         model.MISSING: 'missing',
@@ -142,7 +145,10 @@ def render(data, sections, data_dir):
         run_dates=model.run_dates,
         states=(
             verdict.PASS,
+            verdict.SLOWER,
+            verdict.WORSE,
             verdict.FLAGGED,
+            verdict.FASTER,
             verdict.NO_REFERENCE,
             model.FAILED,
             model.MISSING,
