@@ -70,6 +70,14 @@ def _check_references(args):
     stale = refdata.stale_entries(args.directory, args.site_configs, args.checks)
     for problem in stale:
         print(f'stale: {problem}')
+    wide = refdata.wide_tolerances(args.directory, args.max_tolerance)
+    for warning in wide:
+        print(f'warning: {warning}')
+    if wide:
+        print(
+            f'{len(wide)} figure(s) with a tolerance above '
+            f'{args.max_tolerance * 100:.0f} % (--max-tolerance)'
+        )
     return 1 if stale else 0
 
 
@@ -161,6 +169,14 @@ def parser():
     chk.add_argument('directory', nargs='?', default='reference_data')
     chk.add_argument('--site-configs', default='site_configs')
     chk.add_argument('--checks', default='reframe_checks')
+    chk.add_argument(
+        '--max-tolerance',
+        type=float,
+        default=0.10,
+        metavar='FRACTION',
+        help='warn for each figure whose tolerance on its bad side is wider '
+        '(default 0.10: a 10 %% regression must be detectable)',
+    )
     chk.set_defaults(func=_check_references)
     upd = refs_sub.add_parser(
         'update',
