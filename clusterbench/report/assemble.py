@@ -499,6 +499,39 @@ class Sensitivity(Section):
 
 
 @dataclass
+class Trends(Section):
+    """Figures measured in two or more sessions (see clusterbench.trend)."""
+
+    series: list = field(default_factory=list)  # [trend.Series]
+    omitted: int = 0
+
+
+#: Trend plots in one report; the ones that moved or left their band first.
+MAX_TRENDS = 30
+
+
+def _trends(runs, limit=MAX_TRENDS):
+    from clusterbench import trend
+
+    try:
+        series = trend.collect([(run.source, run.data) for run in runs])
+    except ClusterbenchError as err:
+        return Trends(reason=f'no trend: {err}')
+    drawn = [s for s in series if len(s.points) >= 2]
+    if not drawn:
+        return Trends(
+            reason='every figure comes from one session: a trend needs two or '
+            'more (--history QUERY, or several reports)'
+        )
+
+    def judged_out(s):
+        return any(verdict.kind(p.verdict) != verdict.PASS for p in s.points)
+
+    drawn.sort(key=lambda s: (s.change is None, not judged_out(s), s.title))
+    return Trends(series=drawn[:limit], omitted=max(len(drawn) - limit, 0))
+
+
+@dataclass
 class SourceInfo:
     name: str
     uuid: str
@@ -527,6 +560,7 @@ class ReportData:
     acceptance: Acceptance
     sensitivity: Sensitivity
     warnings: list
+    trends: Trends = field(default_factory=Trends)
 
     def cell(self, config, benchmark):
         return self.cells.get((config.id, benchmark.key))
@@ -558,7 +592,9 @@ def assemble(runs, title='Benchmark report', now=None):
     builder = _Builder()
     for run in runs:
         builder.add_run(run)
-    return builder.finish(title, now)
+    data = builder.finish(title, now)
+    data.trends = _trends(runs)
+    return data
 
 
 class _Builder:

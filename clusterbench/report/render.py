@@ -13,7 +13,7 @@ import tempfile
 
 import jinja2
 
-from clusterbench import verdict
+from clusterbench import trend, verdict
 from clusterbench.report import assemble as model
 from clusterbench.report import plots as plotlib
 
@@ -143,6 +143,7 @@ def render(data, sections, data_dir):
         data_dir=data_dir,
         hw_summary=model.hw_summary,
         run_dates=model.run_dates,
+        describe_trend=trend.describe,
         states=(
             verdict.PASS,
             verdict.SLOWER,
