@@ -44,6 +44,7 @@ def run(tmp, *options):
         **os.environ,
         'RFM_REFERENCE_PREFIX': str(tmp / 'refs'),
         'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
+        'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
     }
     return subprocess.run(
         [tool('clusterbench'), 'run', '--results', str(tmp / 'results'), *options]
@@ -118,3 +119,14 @@ def test_strict_exits_3_and_junit_fails_the_faster_figure(tmp):
     root = ET.parse(tmp / 'strict.xml').getroot()
     failed = root.findall('.//testcase/failure')
     assert [f.get('type') for f in failed] == ['FASTER']
+
+
+def test_perflogs_go_to_the_one_central_directory(plain, tmp):
+    # site_configs/common.py: <perflogdir>/<system>/<partition>/<test>.log
+    (log,) = (tmp / 'perflogs' / 'local' / 'default').glob('CGSolverCheck*.log')
+    header, record, *_ = log.read_text().splitlines()
+    fields = dict(zip(header.split('|'), record.split('|')))
+    assert fields['system:partition'] == 'local:default'
+    assert fields['environ'] == 'gnu-openmpi'
+    assert fields['gflops_unit'] == 'GFlop/s' and float(fields['gflops_ref']) == 1e-6
+    assert float(fields['gflops_value']) > 0
