@@ -9,6 +9,8 @@ recorded samples, slowed down by 0 %, 5 % and 10 %, and judges them as
 `clusterbench compare` does (median ratio outside the tolerance and its
 bootstrap interval excluding 1).
 
+A session counts as flagged when its verdict fails the run: SLOWER or WORSE,
+beyond tolerance in the figure's bad direction (clusterbench.vocabulary).
 Prints, per slowdown, the share of simulated sessions flagged: over all
 figures, over the figures whose tolerance is below the slowdown, and over
 those whose tolerance is below it by more than half the recorded samples'
@@ -33,10 +35,12 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from clusterbench import refupdate, stats  # noqa: E402
+from clusterbench import refupdate, stats, vocabulary  # noqa: E402
 
-# Figures for which smaller is better: a slowdown makes them larger.
-LOWER_IS_BETTER_UNITS = {'s', 'us', 'ms'}
+
+def _lower_is_better(name, unit):
+    """A slowdown makes these figures larger (clusterbench.vocabulary)."""
+    return vocabulary.direction(name.rsplit('/', 1)[-1], unit) == vocabulary.LOWER
 
 
 def recorded(directory):
@@ -81,8 +85,11 @@ def simulate(figures, args, rng):
     for slowdown in (0.0, 0.05, 0.10):
         flagged = total = 0
         within = {'allows': [0, 0], 'clear': [0, 0]}
-        for _, values, ref, lower, upper, unit, draw in figures:
-            factor = 1 + slowdown if unit in LOWER_IS_BETTER_UNITS else 1 - slowdown
+        for name, values, ref, lower, upper, unit, draw in figures:
+            lower_better = _lower_is_better(name, unit)
+            factor = 1 + slowdown if lower_better else 1 - slowdown
+            # Only a change in the bad direction (SLOWER/WORSE) fails a run.
+            bad_side = 1 if lower_better else -1
             # "allows": the tolerance is below the slowdown; "clear": it is so
             # even after half the recorded samples' range, i.e. the slowed
             # samples lie beyond the tolerance, not just their median.
@@ -97,7 +104,7 @@ def simulate(figures, args, rng):
                 ci = stats.median_ratio_ci(
                     new, ref, n_boot=400, seed=rng.randrange(1 << 30)
                 )
-                hit = stats.beyond_tolerance(ci, lower, upper)
+                hit = stats.departure(ci, lower, upper) == bad_side
                 flagged += hit
                 total += 1
                 for kind in kinds:

@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import sys
 
 from clusterbench import (
@@ -16,15 +17,11 @@ from clusterbench import (
     runreport,
     sessionreport,
     spackenv,
+    trend,
     verdict,
+    verdictview,
 )
 from clusterbench.errors import ClusterbenchError, run_command
-
-FORMATS = {
-    'table': verdict.format_table,
-    'csv': verdict.format_csv,
-    'json': verdict.format_json,
-}
 
 
 def _load_all(paths):
@@ -45,17 +42,48 @@ def _compare(args):
         baseline = history.figures(args.history, args.config)
     judged = verdict.group(figures, baseline, tolerance=args.tolerance)
     table = verdict.rows(judged, failures)
-    print(FORMATS[args.format](table))
+    _show(table, args)
     if args.format == 'table':
-        print(f'\n{verdict.summary(table)}')
         details = sessionreport.text(args.reports)
         if details:
             print(f'\n{details}')
-    return 1 if verdict.anything_wrong(table) else 0
+    return verdict.exit_code(table, args.strict)
+
+
+def _show(table, args):
+    print(
+        verdictview.render(table, args.format, args.strict, args.verbose, args.show_all)
+    )
 
 
 def _report(args):
     return report.run(args)
+
+
+def _trend(args):
+    from clusterbench.report import trendplot
+
+    if not args.reports and not args.history:
+        raise ClusterbenchError('no sessions: give --history QUERY and/or REPORT files')
+    datas = []
+    for path in args.reports:
+        found = replay.find_report(path)
+        datas.append((found, runreport.load(found)))
+    if args.history:
+        for session in history.sessions(args.history, args.config):
+            uuid = (session.get('session_info') or {}).get('uuid', '?')
+            datas.append((f'stored session {uuid}', session))
+    series = trend.collect(datas, args.pattern, args.min_shift)
+    if not series:
+        raise ClusterbenchError(
+            f'no figure matches {args.pattern!r} in {len(datas)} session(s)'
+        )
+    for one in series:
+        print(trend.describe(one))
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    for path in trendplot.write(series, args.output):
+        print(f'wrote {path}')
+    return 0
 
 
 def _profile(args):
@@ -70,13 +98,25 @@ def _check_references(args):
     stale = refdata.stale_entries(args.directory, args.site_configs, args.checks)
     for problem in stale:
         print(f'stale: {problem}')
+    wide = refdata.wide_tolerances(args.directory, args.max_tolerance)
+    for warning in wide:
+        print(f'warning: {warning}')
+    if wide:
+        print(
+            f'{len(wide)} figure(s) with a tolerance above '
+            f'{args.max_tolerance * 100:.0f} % (--max-tolerance)'
+        )
     return 1 if stale else 0
 
 
 def _update_references(args):
     groups = refupdate.collect(args.reports)
     proposals = refupdate.propose(
-        groups, floor=args.floor, k=args.k, min_samples=args.min_samples
+        groups,
+        floor=args.floor,
+        k=args.k,
+        min_samples=args.min_samples,
+        one_sided=args.one_sided,
     )
     if not proposals:
         raise ClusterbenchError(
@@ -94,10 +134,8 @@ def _update_references(args):
 
 def _replay(args):
     table = replay.replay(args.path, args.references)
-    print(FORMATS[args.format](table))
-    if args.format == 'table':
-        print(f'\n{verdict.summary(table)}')
-    return 1 if verdict.anything_wrong(table) else 0
+    _show(table, args)
+    return verdict.exit_code(table, args.strict)
 
 
 def _run(args):
@@ -108,6 +146,10 @@ def _run(args):
         args.results,
         args.references,
         extra=args.reframe_args,
+        strict=args.strict,
+        verbose=args.verbose,
+        show_all=args.show_all,
+        junit=args.junit,
     )
 
 
@@ -121,7 +163,7 @@ def parser():
         help='judge the figures of ReFrame JSON reports against their references',
     )
     cmp.add_argument('reports', nargs='+', metavar='REPORT')
-    cmp.add_argument('--format', choices=sorted(FORMATS), default='table')
+    verdictview.add_arguments(cmp)
     base = cmp.add_mutually_exclusive_group()
     base.add_argument(
         '--against',
@@ -155,6 +197,14 @@ def parser():
     chk.add_argument('directory', nargs='?', default='reference_data')
     chk.add_argument('--site-configs', default='site_configs')
     chk.add_argument('--checks', default='reframe_checks')
+    chk.add_argument(
+        '--max-tolerance',
+        type=float,
+        default=0.10,
+        metavar='FRACTION',
+        help='warn for each figure whose tolerance on its bad side is wider '
+        '(default 0.10: a 10 %% regression must be detectable)',
+    )
     chk.set_defaults(func=_check_references)
     upd = refs_sub.add_parser(
         'update',
@@ -184,6 +234,13 @@ def parser():
     )
     upd.add_argument('--min-samples', type=int, default=1)
     upd.add_argument(
+        '--one-sided',
+        action='store_true',
+        help='bound only the bad side: (ref, -tol, null) for a figure better '
+        'higher, (ref, null, +tol) for one better lower; plain ReFrame then '
+        'passes a faster figure too',
+    )
+    upd.add_argument(
         '--write',
         action='store_true',
         help='write the proposal (atomically); default: only show it',
@@ -207,7 +264,7 @@ def parser():
     )
     rep.add_argument('path', help='a session directory of results/ or a report')
     rep.add_argument('--references', default='reference_data')
-    rep.add_argument('--format', choices=sorted(FORMATS), default='table')
+    verdictview.add_arguments(rep)
     rep.set_defaults(func=_replay)
 
     run = sub.add_parser(
@@ -220,12 +277,56 @@ def parser():
     run.add_argument('--checks', default='reframe_checks')
     run.add_argument('--results', default='results')
     run.add_argument('--references', default='reference_data')
+    verdictview.add_arguments(run, formats=False)
+    run.add_argument(
+        '--junit',
+        metavar='FILE',
+        help='also write the verdicts as JUnit XML (one testcase per figure)',
+    )
     run.add_argument(
         'reframe_args',
         nargs=argparse.REMAINDER,
         help='after "--": more ReFrame options, e.g. -S hpl_n=4000',
     )
     run.set_defaults(func=_run)
+    trd = sub.add_parser(
+        'trend',
+        help='each figure against the date of its session, with its reference '
+        'band and the session where it moved (SVG, PNG and CSV)',
+    )
+    trd.add_argument(
+        'pattern',
+        metavar='FIGURE-PATTERN',
+        help='regular expression searched in TEST:FIGURE, e.g. gflops or '
+        '"CGSolverCheck.*:time"',
+    )
+    trd.add_argument(
+        'reports', nargs='*', metavar='REPORT', help='run reports or session dirs'
+    )
+    trd.add_argument(
+        '--history',
+        metavar='QUERY',
+        help="sessions of ReFrame's results database, e.g. 'now-30d:now'",
+    )
+    trd.add_argument(
+        '--config',
+        default='site_configs/local.py',
+        help='site config whose results database --history reads',
+    )
+    trd.add_argument(
+        '-o',
+        '--output',
+        default='results/trend',
+        help='stem of the files written: STEM.svg, STEM.png, STEM.csv '
+        '(default results/trend)',
+    )
+    trd.add_argument(
+        '--min-shift',
+        type=float,
+        default=trend.DEFAULT_MIN_SHIFT,
+        help='smallest relative move named as a change point (default 0.05)',
+    )
+    trd.set_defaults(func=_trend)
     rpt = sub.add_parser(
         'report',
         help='write one self-contained HTML report (plots embedded, the CSV of '

@@ -5,6 +5,7 @@ checks every file up front and names the file, line and key at fault.
 """
 
 import glob
+import math
 import numbers
 import os
 import re
@@ -249,3 +250,73 @@ def _stale_levels(path, keys, levels, index, known):
                 path, keys + [name], value.value, index[1:], known
             )
     return problems
+
+
+def wide_tolerances(directory, threshold=0.10):
+    """Lines for each figure whose band is wider than *threshold* on its bad
+    side (both sides for a figure with no better direction): a regression of
+    *threshold* stays inside it and cannot be flagged."""
+    from clusterbench import vocabulary
+
+    warnings = []
+    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
+        with open(path) as f:
+            root = yaml.compose(f)
+        if root is None:
+            continue
+        for key_node, body in root.value:
+            depth = 1
+            for k, v in body.value:
+                if k.value == '$index':
+                    depth = len(_scalar(v) or [None])
+            for k, v in body.value:
+                if k.value != '$index':
+                    warnings += _wide(path, [key_node.value, _scalar(k)], v, depth - 1)
+    found = []
+    for where, var, entry in warnings:
+        ref, lower, upper = entry[:3]
+        unit = entry[3] if len(entry) > 3 else ''
+        better = vocabulary.direction(var, unit)
+        if ref is not None and ref < 0:
+            lower, upper = upper, lower  # ReFrame flips the band
+        sides = {
+            vocabulary.HIGHER: [lower],
+            vocabulary.LOWER: [upper],
+        }.get(better, [lower, upper])
+        widths = [abs(t) if t is not None else math.inf for t in sides]
+        if max(widths) <= threshold:
+            continue
+        found.append(
+            f'{where} > {var}: {_band(lower, upper)}: '
+            f'a {threshold * 100:.0f} % regression cannot be flagged'
+        )
+    return found
+
+
+def _band(lower, upper):
+    """``±37 %``, ``-5 %/+20 %`` or ``-5 %/∞``."""
+
+    def pct(t, sign=''):
+        return '∞' if t is None else f'{t * 100:{sign}.0f} %'
+
+    if lower is not None and upper is not None and -lower == upper:
+        return f'±{pct(upper)}'
+    return f'{pct(lower, "+")}/{pct(upper, "+")}'
+
+
+def _wide(path, keys, node, remaining):
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    if remaining > 0:
+        found = []
+        for k, v in node.value:
+            found += _wide(path, keys + [_scalar(k)], v, remaining - 1)
+        return found
+    found = []
+    for k, v in node.value:
+        entry = _scalar(v)
+        if isinstance(entry, list) and entry and entry[0] == '$xfail':
+            entry = entry[2]
+        if isinstance(entry, list) and len(entry) in (3, 4):
+            found.append((_where(path, k, keys), _scalar(k), entry))
+    return found

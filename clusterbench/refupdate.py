@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from clusterbench import __version__, runreport
+from clusterbench import __version__, runreport, vocabulary
 from clusterbench.errors import ClusterbenchError
 from clusterbench.reflookup import index_value
 
@@ -45,10 +45,19 @@ class Proposal:
     reference: float
     tolerance: float
     spread: float
+    #: Bound only the bad side (see band()).
+    one_sided: bool = False
+
+    @property
+    def better(self):
+        if not self.one_sided:
+            return None
+        return vocabulary.direction(self.samples.variable, self.samples.unit)
 
     @property
     def entry(self):
-        return [_round(self.reference), *band(self.tolerance), self.samples.unit]
+        lower, upper = band(self.tolerance, self.better)
+        return [_round(self.reference), lower, upper, self.samples.unit]
 
 
 def _round(value, digits=4):
@@ -111,11 +120,22 @@ def _class_name(case):
     return case['display_name'].split()[0]
 
 
-def band(tolerance):
-    """(lower, upper) of a symmetric relative tolerance. A spread wider than
-    the value itself would allow a figure of the other sign: the band stops at
-    zero on that side."""
-    return max(-tolerance, -1.0), tolerance
+def band(tolerance, better=None):
+    """(lower, upper) of a relative tolerance. A spread wider than the value
+    itself would allow a figure of the other sign: the band stops at zero on
+    that side.
+
+    With *better* (``higher`` or ``lower``, ``--one-sided``) only the bad side
+    is bounded: ``(-tol, None)`` for a figure better higher, ``(None, tol)``
+    for one better lower, as many ReFrame suites write them. Plain ReFrame
+    then passes a faster figure, as clusterbench does; and clusterbench never
+    reports FASTER for it (nothing to say that the reference is stale)."""
+    lower, upper = max(-tolerance, -1.0), tolerance
+    if better == vocabulary.HIGHER:
+        return lower, None
+    if better == vocabulary.LOWER:
+        return None, upper
+    return lower, upper
 
 
 def tolerance_of(values, floor=0.03, k=3.0):
@@ -127,14 +147,23 @@ def tolerance_of(values, floor=0.03, k=3.0):
     return median, round(max(floor, k * spread), 2), spread
 
 
-def propose(groups, floor=0.03, k=3.0, min_samples=1):
+def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False):
     proposals = []
     for group in groups:
         if len(group.values) < min_samples:
             continue
         median, tolerance, spread = tolerance_of(group.values, floor, k)
-        proposals.append(Proposal(group, median, tolerance, spread))
+        proposals.append(Proposal(group, median, tolerance, spread, one_sided))
     return proposals
+
+
+def _band_text(lower, upper):
+    """``-5%/+8%`` or ``-5%/+∞``."""
+
+    def one(thres, infinite):
+        return infinite if thres is None else f'{thres:+.0%}'
+
+    return f'{one(lower, "-∞")}/{one(upper, "+∞")}'
 
 
 def _nested_get(tree, keys):
@@ -174,8 +203,9 @@ def diff(proposals, directory):
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
         new = prop.entry
+        band_text = _band_text(*new[1:3]) if prop.better else f'±{prop.tolerance:.0%}'
         new_text = (
-            f'{new[0]:g} {s.unit} ±{prop.tolerance:.0%} '
+            f'{new[0]:g} {s.unit} {band_text} '
             f'(n={len(s.values)}, spread {prop.spread:.1%})'
         )
         if old is None:
@@ -183,7 +213,7 @@ def diff(proposals, directory):
         elif list(old) == new:
             lines.append(f'= {where}: {new_text}')
         else:
-            old_text = f'{old[0]:g} {s.unit} {old[1]:+.0%}/{old[2]:+.0%}'
+            old_text = f'{old[0]:g} {s.unit} {_band_text(old[1], old[2])}'
             lines.append(f'~ {where}: {old_text} -> {new_text}')
     return lines
 

@@ -54,8 +54,9 @@ def median_ratio_ci(
     return _percentile(ratios, alpha), point, _percentile(ratios, 1 - alpha)
 
 
-def beyond_tolerance(ci, lower, upper, reference_sign=1):
-    """True when the change is beyond tolerance *and* significant.
+def departure(ci, lower, upper, reference_sign=1):
+    """-1 or +1 when the ratio is below or above the tolerance *and* that change
+    is significant, else 0.
 
     Beyond tolerance: the median ratio (the interval's point) lies outside
     [1+lower, 1+upper]. Significant: the interval excludes 1, no change, on
@@ -63,7 +64,8 @@ def beyond_tolerance(ci, lower, upper, reference_sign=1):
     instead would miss a real 10 % slowdown of a figure whose tolerance is 8 %
     almost every time; asking only for the median would flag samples that
     scatter on both sides of the reference. For a negative reference the
-    relative band flips, as in ReFrame.
+    relative band flips, as in ReFrame; the side is that of the ratio (a ratio
+    above 1 is a value further from zero).
     """
     low_band = -float('inf') if lower is None else 1 + lower
     high_band = float('inf') if upper is None else 1 + upper
@@ -71,7 +73,12 @@ def beyond_tolerance(ci, lower, upper, reference_sign=1):
         low_band, high_band = (2 - high_band, 2 - low_band)
     low, point, high = ci
     if point < low_band:
-        return high < 1
+        return -1 if high < 1 else 0
     if point > high_band:
-        return low > 1
-    return False
+        return 1 if low > 1 else 0
+    return 0
+
+
+def beyond_tolerance(ci, lower, upper, reference_sign=1):
+    """True when the change is beyond tolerance *and* significant (either side)."""
+    return departure(ci, lower, upper, reference_sign) != 0

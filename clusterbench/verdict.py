@@ -9,13 +9,36 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
-from clusterbench import stats
+from clusterbench import stats, vocabulary
 
 PASS = 'pass'
+#: Beyond tolerance in the bad direction: a speed (rate or time) ...
+SLOWER = 'SLOWER'
+#: ... or another figure of merit (an efficiency, energy). Fails the run.
+WORSE = 'WORSE'
+#: Beyond tolerance in the good direction: the reference is likely stale.
+#: Reported, but fails only a --strict run.
+FASTER = 'FASTER'
+FASTER_HINT = 'reference stale?'
+#: Beyond tolerance for a figure with no better direction (not a figure of
+#: merit, see clusterbench.vocabulary): fails the run, like ReFrame.
 FLAGGED = 'FLAGGED'
 NO_REFERENCE = 'no reference'
+#: Measured while the run's conditions were disturbed (the verdict may carry
+#: the reason after the word). Fails only a --strict run.
+DISTURBED = 'DISTURBED'
 FAILED = 'FAILED'
 SKIPPED = 'skipped'
+
+#: Exit codes of compare, replay and run.
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_BAD_INPUT = 2
+EXIT_STRICT = 3
+
+#: Verdicts that fail every run, and those that fail only a --strict one.
+REGRESSIONS = (SLOWER, WORSE, FLAGGED, FAILED)
+STRICT_ONLY = (NO_REFERENCE, FASTER, DISTURBED)
 
 
 def bounds(reference, lower, upper):
@@ -31,12 +54,25 @@ def bounds(reference, lower, upper):
     return bound(lower, -math.inf), bound(upper, math.inf)
 
 
+def outside(variable, unit, side):
+    """The verdict of a figure *side* (-1 below, +1 above, 0 inside) of its band."""
+    if side == 0:
+        return PASS
+    better = vocabulary.direction(variable, unit)
+    if better is None:
+        return FLAGGED
+    if (side > 0) == (better == vocabulary.HIGHER):
+        return FASTER
+    return SLOWER if vocabulary.is_speed(variable, unit) else WORSE
+
+
 def judge(figure):
-    """pass / FLAGGED / no reference for one figure on its own (ReFrame's rule)."""
+    """The verdict of one figure on its own (ReFrame's band, our direction)."""
     if not figure.has_reference:
         return NO_REFERENCE
     low, high = bounds(figure.reference, figure.lower, figure.upper)
-    return PASS if low <= figure.value <= high else FLAGGED
+    side = -1 if figure.value < low else 1 if figure.value > high else 0
+    return outside(figure.variable, figure.unit, side)
 
 
 @dataclass
@@ -73,13 +109,17 @@ class Judged:
             return self
         if ref == 0:
             low, high = bounds(0, self.lower, self.upper)
-            inside = [low <= v <= high for v in self.values]
-            self.verdict = PASS if any(inside) else FLAGGED
-            return self
-        self.ci = stats.median_ratio_ci(self.values, target)
-        sign = -1 if ref < 0 else 1
-        out = stats.beyond_tolerance(self.ci, self.lower, self.upper, sign)
-        self.verdict = FLAGGED if out else PASS
+            if any(low <= v <= high for v in self.values):
+                side = 0
+            else:
+                side = -1 if self.value < low else 1
+        else:
+            self.ci = stats.median_ratio_ci(self.values, target)
+            sign = -1 if ref < 0 else 1
+            # The side of the ratio; for a negative reference the value's
+            # side is the other one.
+            side = sign * stats.departure(self.ci, self.lower, self.upper, sign)
+        self.verdict = outside(self.variable, self.unit, side)
         return self
 
 
@@ -185,19 +225,6 @@ def _num(value):
     return f'{value:.4g}'
 
 
-def format_table(table):
-    widths = [len(c) for c in COLUMNS]
-    for row in table:
-        widths = [max(w, len(str(cell))) for w, cell in zip(widths, row)]
-    lines = [
-        '  '.join(c.ljust(w) for c, w in zip(COLUMNS, widths)).rstrip(),
-        '  '.join('-' * w for w in widths),
-    ]
-    for row in table:
-        lines.append('  '.join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-    return '\n'.join(lines)
-
-
 def format_csv(table):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator='\n')
@@ -210,19 +237,44 @@ def format_json(table):
     return json.dumps([dict(zip(COLUMNS, row)) for row in table], indent=1)
 
 
-def _kind(verdict):
-    for kind in (FAILED, SKIPPED):
-        if verdict.startswith(kind):
-            return kind
+def kind(verdict):
+    """The verdict word of a table cell (``FAILED (sanity): ...`` -> FAILED)."""
+    for word in (FAILED, SKIPPED, FASTER, DISTURBED):
+        if verdict.startswith(word):
+            return word
     return verdict
 
 
+SUMMARY_ORDER = (PASS, SLOWER, WORSE, FLAGGED, FASTER, NO_REFERENCE, DISTURBED, FAILED)
+
+
 def summary(table):
-    counts = Counter(_kind(row[-1]) for row in table)
-    kinds = (PASS, FLAGGED, NO_REFERENCE, FAILED)
-    text = ', '.join(f'{counts[k]} {k}' for k in kinds)
+    """``3 pass, 1 SLOWER, 0 no reference, 0 FAILED``: pass, no reference and
+    FAILED always, the other verdicts where they occur."""
+    counts = Counter(kind(row[-1]) for row in table)
+    always = (PASS, NO_REFERENCE, FAILED)
+    text = ', '.join(
+        f'{counts[k]} {k}' for k in SUMMARY_ORDER if k in always or counts[k]
+    )
     return text + (f', {counts[SKIPPED]} {SKIPPED}' if counts[SKIPPED] else '')
 
 
 def anything_wrong(table):
-    return any(_kind(row[-1]) in (FLAGGED, FAILED) for row in table)
+    """A regression or a failure: what fails every run."""
+    return any(kind(row[-1]) in REGRESSIONS for row in table)
+
+
+def strict_findings(table):
+    """What fails only a --strict run: no reference, FASTER, DISTURBED."""
+    return [row for row in table if kind(row[-1]) in STRICT_ONLY]
+
+
+def exit_code(table, strict=False):
+    """0 all judged and within tolerance; 1 a regression or a failure;
+    3 (only with *strict*) a figure without reference, FASTER or DISTURBED.
+    (2, bad input, is raised before any table exists.)"""
+    if anything_wrong(table):
+        return EXIT_REGRESSION
+    if strict and strict_findings(table):
+        return EXIT_STRICT
+    return EXIT_OK

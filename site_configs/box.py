@@ -130,4 +130,5 @@ site_configuration = {
     ],
     'general': common['general'](),
     'storage': common['storage'](),
+    'logging': common['logging'](),
 }

@@ -85,3 +85,62 @@ def storage(**overrides):
     }
     settings.update(overrides)
     return [settings]
+
+
+#: Every system's perflogs under one directory (ReFrame's default,
+#: ./perflogs, is relative to where ReFrame runs, so sessions scatter them).
+#: CLUSTERBENCH_PERFLOGDIR, or ReFrame's --perflogdir, moves it.
+PERFLOG_DIR = os.path.join(PROJECT, 'results', 'perflogs')
+
+#: One line per test case: when, what, where, its verdict, then every figure.
+PERFLOG_FORMAT = (
+    '%(check_job_completion_time)s|reframe %(version)s|%(check_display_name)s|'
+    '%(check_system)s:%(check_partition)s|%(check_environ)s|'
+    '%(check_jobid)s|%(check_result)s|%(check_perfvalues)s'
+)
+#: Per figure (ReFrame writes the header: <figure>_value|<figure>_unit|...).
+PERFVARS_FORMAT = (
+    '%(check_perf_value)s|%(check_perf_unit)s|%(check_perf_ref)s|'
+    '%(check_perf_lower_thres)s|%(check_perf_upper_thres)s|%(check_perf_result)s|'
+)
+
+
+def logging(perflog_handlers=()):
+    """ReFrame's logging: its usual output and debug log, and the perflogs
+    under PERFLOG_DIR/<system>/<partition>/<test>.log. *perflog_handlers* adds
+    handlers, e.g. ReFrame's ``httpjson`` for an Elastic or VictoriaMetrics
+    site (see README.md, "Trends")."""
+    return [
+        {
+            # ReFrame's own defaults for its output and its debug log file.
+            'handlers$': [
+                {
+                    'type': 'stream',
+                    'name': 'stdout',
+                    'level': 'info',
+                    'format': '%(message)s',
+                }
+            ],
+            'handlers': [
+                {
+                    'type': 'file',
+                    'level': 'debug2',
+                    'format': '[%(asctime)s] %(levelname)s: %(check_info)s: '
+                    '%(message)s',
+                    'append': False,
+                }
+            ],
+            'handlers_perflog': [
+                {
+                    'type': 'filelog',
+                    'basedir': os.environ.get('CLUSTERBENCH_PERFLOGDIR') or PERFLOG_DIR,
+                    'prefix': '%(check_system)s/%(check_partition)s',
+                    'level': 'info',
+                    'format': PERFLOG_FORMAT,
+                    'format_perfvars': PERFVARS_FORMAT,
+                    'append': True,
+                },
+                *perflog_handlers,
+            ],
+        }
+    ]

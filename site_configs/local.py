@@ -49,4 +49,5 @@ site_configuration = {
     # A job that ends is noticed at most 2 s late.
     'general': common['general'](poll_rate_max=0.5),
     'storage': common['storage'](),
+    'logging': common['logging'](),
 }

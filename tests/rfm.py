@@ -18,13 +18,15 @@ def tool(name):
 
 def reframe(prefix, *args, checks='reframe_checks', env=None, timeout=600):
     """Run ``reframe -r`` into *prefix*; return (exit code, output, report or None)."""
-    # Test sessions go to a database of their own, not the project's history.
+    # Test sessions go to a database (and perflogs) of their own, not the
+    # project's history.
     # Nor are they judged by the project's references (recorded at full size):
     # a test that wants references passes its own RFM_REFERENCE_PREFIX.
     no_refs = os.path.join(prefix, 'no-references')
     os.makedirs(no_refs, exist_ok=True)
     env = {
         'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db'),
+        'CLUSTERBENCH_PERFLOGDIR': os.path.join(prefix, 'perflogs'),
         'RFM_REFERENCE_PREFIX': no_refs,
         **(env or {}),
     }

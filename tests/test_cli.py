@@ -71,6 +71,7 @@ def test_run_records_each_session_separately(tmp_path):
         'run',
         '--results',
         str(tmp_path),
+        '-v',  # every figure, also those that pass
         '--',
         '-n',
         '^HPCCCheck$',

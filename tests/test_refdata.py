@@ -4,6 +4,7 @@ import os
 
 import pytest
 from conftest import PROJECT
+from rfm import clusterbench
 
 from clusterbench import refdata
 
@@ -154,3 +155,42 @@ def test_stale_entries_are_named(tmp_path):
         'GoneCheck: no such check in ' + os.path.join(PROJECT, 'reframe_checks') + '/',
     ]
     assert problems[0].startswith(f'{tmp_path}/r.yaml:4:')
+
+
+WIDE = """\
+HPCCCheck:
+  $index: [$partition, $environ]
+  'local:default':
+    gnu-openmpi:
+      hpl: [88.9, -0.37, 0.37, GFlop/s]
+      dgemm_star: [50.0, -0.05, null, GFlop/s]
+      mpifft: [5.0, -0.05, 0.5, GFlop/s]
+      pingpong_latency_min: [0.2, -0.5, 0.05, us]
+      ring_natural_latency: [0.2, -0.05, 0.2, us]
+CGSolverCheck:
+  $index: [$partition]
+  'local:default':
+    iterations: [350.0, -0.2, 0.03, iterations]
+"""
+
+
+def test_tolerances_too_wide_to_flag_a_regression_are_named(tmp_path):
+    (tmp_path / 'x.yaml').write_text(WIDE)
+    found = refdata.wide_tolerances(str(tmp_path))
+    path = tmp_path / 'x.yaml'
+    # Only the bad side counts: a wide band on the good side hides nothing.
+    assert found == [
+        f'{path}:5: HPCCCheck > local:default > gnu-openmpi > hpl: ±37 %: '
+        'a 10 % regression cannot be flagged',
+        f'{path}:9: HPCCCheck > local:default > gnu-openmpi > '
+        'ring_natural_latency: -5 %/+20 %: a 10 % regression cannot be flagged',
+        f'{path}:13: CGSolverCheck > local:default > iterations: -20 %/+3 %: '
+        'a 10 % regression cannot be flagged',
+    ]
+    assert len(refdata.wide_tolerances(str(tmp_path), threshold=0.4)) == 0
+    result = clusterbench(
+        'references', 'check', str(tmp_path), '--max-tolerance', '0.3'
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count('warning: ') == 1
+    assert 'hpl: ±37 %: a 30 % regression cannot be flagged' in result.stdout

@@ -9,8 +9,9 @@ import pytest
 import yaml
 from rfm import clusterbench
 
-from clusterbench import refdata, refupdate
+from clusterbench import refdata, refupdate, verdict
 from clusterbench.errors import ClusterbenchError
+from clusterbench.runreport import Figure
 
 
 def case(name, values, *, result='pass', phase=None, env='gnu-openmpi', **params):
@@ -172,3 +173,49 @@ def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
     data = yaml.safe_load((tmp_path / 'x.yaml').read_text())
     assert 7 in data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert '1' in data['T']['local:default']['gnu-openmpi']['AMD EPYC'][7]
+
+
+def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
+    # What plain ReFrame does with these bands is what clusterbench does: a
+    # faster figure passes both, a slower one fails both.
+    fast = case('T', {'bw': 10.0, 'time': 2.0, 'iterations': 7.0})
+    for key in list(fast['perfvalues']):
+        if key.endswith(':time'):
+            fast['perfvalues'][key][4] = 's'
+        if key.endswith(':iterations'):
+            fast['perfvalues'][key][4] = ''
+    path = report(tmp_path, 'a.json', [fast])
+    refs = tmp_path / 'refs'
+    wrote = clusterbench(
+        'references',
+        'update',
+        '--from',
+        path,
+        '--directory',
+        str(refs),
+        '--one-sided',
+        '--write',
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    assert '> bw: 10 GB/s -3%/+∞' in wrote.stdout
+    assert '> time: 2 s -∞/+3%' in wrote.stdout
+    leaf = yaml.safe_load((refs / 'x.yaml').read_text())['T']['local:default']
+    leaf = leaf['gnu-openmpi']['AMD EPYC']
+    assert leaf['bw'] == [10.0, -0.03, None, 'GB/s']
+    assert leaf['time'] == [2.0, None, 0.03, 's']
+    # No better direction: both sides stay bounded.
+    assert leaf['iterations'] == [7.0, -0.03, 0.03, '']
+    assert refdata.check_file(str(refs / 'x.yaml')) == {'T': 3}
+
+    def judged(name, value, unit):
+        ref, lower, upper, _ = leaf[name]
+        figure = Figure(
+            'T', 'local', 'default', 'e', name, value, unit, ref, lower, upper, None
+        )
+        low, high = verdict.bounds(ref, lower, upper)  # ReFrame's own range
+        return verdict.judge(figure), low <= value <= high
+
+    assert judged('bw', 100.0, 'GB/s') == (verdict.PASS, True)
+    assert judged('bw', 9.0, 'GB/s') == (verdict.SLOWER, False)
+    assert judged('time', 0.1, 's') == (verdict.PASS, True)
+    assert judged('time', 2.2, 's') == (verdict.SLOWER, False)

@@ -2,9 +2,11 @@
 
 Builds the report with the command (``python -m clusterbench.report``, the same
 code as ``clusterbench report``) from the session of test_report_runs.py and
-from its results database, loads it in Chromium over the DevTools protocol,
-and checks: no console error or exception, every plot present and drawn (not
-blank), every section there, no script and no remote resource. The
+from a copy of its results database holding a second, small session (so that
+the trend section has figures measured twice), loads it in Chromium over the
+DevTools protocol, and checks: no console error or exception, every plot
+present and drawn (not blank), the trend plots among them, every section
+there, no script and no remote resource. The
 screenshot is kept under pytest's tmp dir and copied to
 results/test-artifacts/report-e2e.png.
 """
@@ -21,6 +23,7 @@ import urllib.request
 
 import pytest
 from conftest import PROJECT
+from rfm import reframe
 from test_report_runs import runs  # noqa: F401  (the session's real runs)
 
 pytestmark = pytest.mark.integration
@@ -35,6 +38,7 @@ SECTIONS = (
     'scaling',
     'acceptance',
     'sensitivity',
+    'trends',
     'failures',
     'provenance',
 )
@@ -59,7 +63,8 @@ _PLOTS_JS = """
         if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) inked++;
       }
     }
-    out.push({alt: img.alt, w: img.naturalWidth, h: img.naturalHeight,
+    out.push({alt: img.alt, id: img.closest('figure').id,
+              w: img.naturalWidth, h: img.naturalHeight,
               shown: img.getBoundingClientRect().width, inked});
   }
   const remote = [...document.querySelectorAll('[src],[href]')]
@@ -199,7 +204,21 @@ def browser(tmp_path):
 def test_report_of_real_runs_in_a_browser(runs, browser, tmp_path):  # noqa: F811
     prefix, report, _ = runs
     out = tmp_path / 'report' / 'report.html'
-    env = {**os.environ, 'RFM_SQLITE_DB_FILE': os.path.join(prefix, 'results.db')}
+    # A second session in a copy of the database: one CG test measured again.
+    db = tmp_path / 'results.db'
+    shutil.copyfile(os.path.join(prefix, 'results.db'), db)
+    rc, second_out, second = reframe(
+        tmp_path / 'second',
+        '-n',
+        'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
+        '-p',
+        'gnu-openmpi',
+        '-S',
+        'CGSolverCheck.problem_class=S',
+        env={'RFM_SQLITE_DB_FILE': str(db)},
+    )
+    assert second is not None, second_out
+    env = {**os.environ, 'RFM_SQLITE_DB_FILE': str(db)}
     proc = subprocess.run(
         [
             sys.executable,
@@ -269,4 +288,8 @@ def test_report_of_real_runs_in_a_browser(runs, browser, tmp_path):  # noqa: F81
         assert plot['w'] > 100 and plot['h'] > 100, plot
         assert plot['shown'] > 100, plot
         assert plot['inked'] > 500, plot
+    # The trend section: each figure of the test measured twice, drawn.
+    trends = [p for p in plots if p['id'].startswith('trend-')]
+    assert len(trends) == 5, [p['alt'] for p in plots]
+    assert all('CGSolverCheck' in p['alt'] for p in trends)
     assert png.stat().st_size > 50_000

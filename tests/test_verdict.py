@@ -1,22 +1,33 @@
-"""Verdicts: pass / FLAGGED / no reference, pooled samples, baselines, the table."""
+"""Verdicts: pass / SLOWER / WORSE / FASTER / FLAGGED / no reference, pooled
+samples, baselines, strictness, the table and JUnit XML."""
 
 import math
+import xml.etree.ElementTree as ET
 
 import pytest
 
-from clusterbench import stats, verdict
+from clusterbench import stats, verdict, verdictview
 from clusterbench.runreport import Failure, Figure
 
 
-def fig(value, ref=None, lower=None, upper=None, name='hpl', env='gnu-openmpi'):
+def fig(
+    value,
+    ref=None,
+    lower=None,
+    upper=None,
+    name='hpl',
+    env='gnu-openmpi',
+    unit='GFlop/s',
+    test='HPCCCheck',
+):
     return Figure(
-        'HPCCCheck',
+        test,
         'local',
         'default',
         env,
         name,
         value,
-        'GFlop/s',
+        unit,
         ref,
         lower,
         upper,
@@ -29,13 +40,27 @@ def fig(value, ref=None, lower=None, upper=None, name='hpl', env='gnu-openmpi'):
     [
         (fig(95, 100, -0.1, 0.1), verdict.PASS),
         (fig(90, 100, -0.1, 0.1), verdict.PASS),
-        (fig(89.9, 100, -0.1, 0.1), verdict.FLAGGED),
-        (fig(111, 100, -0.1, 0.1), verdict.FLAGGED),
+        (fig(89.9, 100, -0.1, 0.1), verdict.SLOWER),
+        (fig(111, 100, -0.1, 0.1), verdict.FASTER),
+        # Lower is better for a time: the same band, the other direction.
+        (fig(111, 100, -0.1, 0.1, name='time', unit='s'), verdict.SLOWER),
+        (fig(89.9, 100, -0.1, 0.1, name='time', unit='s'), verdict.FASTER),
+        # Figures of merit that are not speeds get WORSE.
+        (fig(80, 90, -0.1, 0.1, name='hpl_dgemm_efficiency', unit='%'), verdict.WORSE),
+        (fig(30, 20, -0.1, 0.1, name='mpi_time_share', unit='%'), verdict.WORSE),
+        (fig(10, 20, -0.1, 0.1, name='mpi_time_share', unit='%'), verdict.FASTER),
+        (fig(9e3, 8e3, -0.1, 0.1, name='bidir_n_half', unit='B'), verdict.WORSE),
+        # No better direction (an iteration count): either side is FLAGGED.
+        (fig(130, 100, -0.1, 0.1, name='iterations', unit=''), verdict.FLAGGED),
+        (fig(70, 100, -0.1, 0.1, name='iterations', unit=''), verdict.FLAGGED),
         (fig(1e9, 100, -0.1, None), verdict.PASS),
         (fig(-1e9, 100, None, 0.1), verdict.PASS),
         (fig(5), verdict.NO_REFERENCE),
         (fig(-9, -10, -0.2, 0.2), verdict.PASS),
-        (fig(-13, -10, -0.2, 0.2), verdict.FLAGGED),
+        # Negative reference: -13 is below ReFrame's range -12 .. -8.
+        (fig(-13, -10, -0.2, 0.2), verdict.SLOWER),
+        (fig(-7, -10, -0.2, 0.2), verdict.FASTER),
+        (fig(0.5, 0, -0.1, 0.1), verdict.FASTER),
         (fig(0.05, 0, -0.1, 0.1), verdict.PASS),
     ],
 )
@@ -57,7 +82,7 @@ def test_one_noisy_sample_is_not_a_flag_when_the_rest_pass():
     assert judged.value == 100 and judged.verdict == verdict.PASS
     slow = [fig(v, 100, -0.05, 0.05) for v in (89, 90, 91, 90, 88)]
     (judged,) = verdict.group(slow)
-    assert judged.verdict == verdict.FLAGGED
+    assert judged.verdict == verdict.SLOWER
     assert judged.ci[2] < 0.95
 
 
@@ -67,7 +92,15 @@ def test_a_real_change_beyond_tolerance_is_flagged_even_if_close_to_it():
     slower = [fig(v, 100, -0.08, 0.08) for v in (87, 93, 90, 91, 89)]
     (judged,) = verdict.group(slower)
     assert judged.ci[2] > 0.92 and judged.ci[2] < 1
-    assert judged.verdict == verdict.FLAGGED
+    assert judged.verdict == verdict.SLOWER
+    # The same rule in the good direction: significant, so FASTER.
+    faster = [fig(v, 100, -0.08, 0.08) for v in (113, 107, 110, 109, 111)]
+    (judged,) = verdict.group(faster)
+    assert judged.verdict == verdict.FASTER
+    # Beyond tolerance on the good side, but not significant: pass.
+    noisy = [fig(v, 100, -0.08, 0.08) for v in (130, 99, 110, 80, 115)]
+    (judged,) = verdict.group(noisy)
+    assert judged.value > 108 and judged.verdict == verdict.PASS
     # Beyond tolerance but not significant: the samples straddle the reference.
     noisy = [fig(v, 100, -0.08, 0.08) for v in (70, 101, 90, 120, 85)]
     (judged,) = verdict.group(noisy)
@@ -80,7 +113,7 @@ def test_against_a_baseline_run():
     same = [fig(v) for v in (100, 99, 101)]
     slower = [fig(v) for v in (80, 81, 79)]
     assert verdict.group(same, base, tolerance=0.05)[0].verdict == verdict.PASS
-    assert verdict.group(slower, base, tolerance=0.05)[0].verdict == verdict.FLAGGED
+    assert verdict.group(slower, base, tolerance=0.05)[0].verdict == verdict.SLOWER
     other_env = [fig(100, env='gnu-mpich')]
     assert verdict.group(other_env, base)[0].verdict == verdict.NO_REFERENCE
 
@@ -109,8 +142,8 @@ def test_rows_and_exit_semantics():
     assert table[2][-1] == 'FAILED (sanity): hpccoutf.txt: HPCC reports Success=0.0'
     assert verdict.anything_wrong(table)
     assert not verdict.anything_wrong(table[:2])
-    assert verdict.summary(table) == '1 pass, 0 FLAGGED, 1 no reference, 1 FAILED'
-    header = verdict.format_table(table).splitlines()[0]
+    assert verdict.summary(table) == '1 pass, 1 no reference, 1 FAILED'
+    header = verdictview.format_table(table).splitlines()[0]
     assert header.split() == [
         'test',
         'partition',
@@ -127,3 +160,121 @@ def test_rows_and_exit_semantics():
     assert verdict.format_csv(table).splitlines()[1] == (
         'HPCCCheck,local:default,gnu-openmpi,hpl,95,1,GFlop/s,100,90 .. 110,pass'
     )
+
+
+def _table(*figures, failures=()):
+    return verdict.rows(verdict.group(list(figures)), list(failures))
+
+
+@pytest.mark.parametrize(
+    'figures, normal, strict',
+    [
+        ([fig(95, 100, -0.1, 0.1)], 0, 0),
+        ([fig(95, 100, -0.1, 0.1), fig(5, name='mpifft')], 0, 3),
+        ([fig(5, name='mpifft')], 0, 3),  # nothing judged: a CI gate must see it
+        ([fig(120, 100, -0.1, 0.1)], 0, 3),  # FASTER
+        ([fig(80, 100, -0.1, 0.1)], 1, 1),  # SLOWER
+        ([fig(80, 100, -0.1, 0.1), fig(5, name='mpifft')], 1, 1),
+        ([fig(130, 100, -0.1, 0.1, name='iterations', unit='')], 1, 1),
+    ],
+)
+def test_exit_codes(figures, normal, strict):
+    table = _table(*figures)
+    assert verdict.exit_code(table) == normal
+    assert verdict.exit_code(table, strict=True) == strict
+
+
+def test_disturbed_and_failed_rows():
+    table = _table(fig(95, 100, -0.1, 0.1))
+    disturbed = (*table[0][:-1], f'{verdict.DISTURBED}: another job shared the node')
+    assert verdict.exit_code([disturbed]) == verdict.EXIT_OK
+    assert verdict.exit_code([disturbed], strict=True) == verdict.EXIT_STRICT
+    failed = _table(failures=[Failure('X', 'local', 'default', 'e', 'run', 'boom')])
+    assert verdict.exit_code(failed) == verdict.EXIT_REGRESSION
+
+
+def test_faster_carries_its_hint_and_the_strict_note():
+    table = _table(fig(120, 100, -0.1, 0.1), fig(5, name='mpifft'))
+    assert table[0][-1] == verdict.FASTER  # machines get the bare word
+    text = verdictview.render(table)
+    assert 'FASTER (reference stale?)' in text
+    assert '1 FASTER, 1 no reference: would fail with --strict (exit 3)' in text
+    assert 'fail this run (exit 3)' in verdictview.render(table, strict=True)
+
+
+def _cg(stencil, variant, value, ref=None):
+    name = f'CGSolverCheck %stencil={stencil} %variant={variant} %ranks_per_node=1'
+    band = (ref, -0.1, 0.1) if ref else (None, None, None)
+    return fig(value, *band, name='gflops', test=name)
+
+
+def _npb_skip(bench, env):
+    name = f'NPBCheck %benchmark={bench} %mpi=openmpi %compiler=gcc'
+    reason = 'NPB not provided: give -S npb_source=DIR, -S npb_prefix=DIR'
+    return Failure(name, 'local', 'default', env, verdict.SKIPPED, reason)
+
+
+def test_a_table_a_person_reads():
+    figures = [_cg(s, v, 1.0, 1.0) for s in (7, 27) for v in ('classic', 'pipelined')]
+    figures[1] = _cg(7, 'pipelined', 1.5, 1.0)
+    skips = [_npb_skip(b, e) for b in 'BT CG EP FT IS LU MG SP'.split() for e in 'ab']
+    table = _table(*figures, fig(95, 100, -0.1, 0.1), failures=skips)
+    lines = verdictview.format_table(table, width=160).splitlines()
+    # One summary line per check; only what is not pass below it.
+    assert 'CGSolverCheck: 4 test cases: 3 pass, 1 FASTER' in lines
+    assert 'HPCCCheck: 1 test case: 1 pass' in lines
+    rows = [line for line in lines if line.startswith('CGSolverCheck ')]
+    # Names keep only the parameters that vary.
+    assert len(rows) == 1 and rows[0].startswith('CGSolverCheck stencil=7 variant=')
+    assert '%' not in rows[0] and 'ranks_per_node' not in rows[0]
+    # 16 skips, one line.
+    assert (
+        lines.count(
+            '  16 NPBCheck tests: NPB not provided: give -S npb_source=DIR, '
+            '-S npb_prefix=DIR'
+        )
+        == 1
+    )
+    verbose = verdictview.format_table(table, verbose=True, width=160)
+    assert sum(line.startswith('CGSolverCheck ') for line in verbose.splitlines()) == 4
+    every = verdictview.format_table(table, show_all=True, width=160).splitlines()
+    assert sum('NPB not provided' in line for line in every) == 16
+    assert any(line.startswith('  NPBCheck benchmark=BT on') for line in every)
+    # The full names stay in csv.
+    assert 'CGSolverCheck %stencil=7 %variant=pipelined %ranks_per_node=1' in (
+        verdict.format_csv(table)
+    )
+
+
+def test_the_table_fits_the_terminal():
+    long = 'OSUPointToPointCheck ' + ' '.join(f'%p{i}=value{i}' for i in range(12))
+    figures = [
+        fig(1.0, 2.0, -0.1, 0.1, name='bandwidth_peak_with_a_long_name', test=long),
+        fig(1.0, 2.0, -0.1, 0.1, test=long.replace('value3', 'other3')),
+    ]
+    crash = 'the benchmark crashed: ' + 'a long reason ' * 30
+    table = _table(*figures, failures=[Failure(long, 'local', 'p', 'e', 'run', crash)])
+    for width in (160, 100):
+        text = verdictview.format_table(table, verbose=True, width=width)
+        assert max(map(len, text.splitlines())) <= width, text
+        assert 'a long reason a long reason' in text  # wrapped, not cut
+
+
+def test_junit_one_testcase_per_figure():
+    table = _table(
+        fig(95, 100, -0.1, 0.1),
+        fig(80, 100, -0.1, 0.1, name='dgemm_star'),
+        fig(120, 100, -0.1, 0.1, name='mpifft'),
+        fig(5, name='ring_natural_latency', unit='us'),
+        failures=[_npb_skip('CG', 'a')],
+    )
+    for strict, failed in ((False, {'dgemm_star'}), (True, {'dgemm_star', 'mpifft'})):
+        root = ET.fromstring(verdictview.format_junit(table, strict))
+        cases = root.findall('./testsuite/testcase')
+        assert len(cases) == 5
+        names = {c.get('name') for c in cases if c.find('failure') is not None}
+        assert names == failed | ({'ring_natural_latency'} if strict else set())
+        assert root.get('failures') == str(len(names))
+        assert root.get('skipped') == '1'
+        (slow,) = [c for c in cases if c.get('name') == 'dgemm_star']
+        assert slow.find('failure').get('type') == verdict.SLOWER

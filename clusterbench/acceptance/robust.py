@@ -2,6 +2,8 @@
 
 import math
 
+from clusterbench import vocabulary
+
 #: MAD x 1.4826 estimates the standard deviation of normally distributed data.
 MAD_SCALE = 1.4826
 
@@ -41,10 +43,9 @@ def robust_z(value, peers, min_spread=0.05):
 
 def direction_of(unit):
     """+1 when more is better (rates), -1 when less is (times), 0 otherwise."""
-    unit = (unit or '').strip()
-    if '/s' in unit:
+    if vocabulary.is_rate(unit):
         return 1
-    if unit in ('s', 'ms', 'us', 'ns'):
+    if vocabulary.is_time(unit):
         return -1
     return 0
 

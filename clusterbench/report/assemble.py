@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
-from clusterbench import runreport, verdict
+from clusterbench import runreport, verdict, vocabulary
 from clusterbench.errors import ClusterbenchError
 from clusterbench.report import curves as curvelib
 
@@ -190,21 +190,6 @@ _PLACEMENT = {'.nid', '.part', '.repeat_no', '$nid', '$part', '$repeat_no'}
 #: Parameters that set the size of a run (scaling series are along them).
 _SIZE = {'ranks_per_node', 'num_nodes', 'num_tasks', 'nodes', 'ranks'}
 
-LOWER_IS_BETTER_UNITS = {'s', 'ms', 'us', 'J', 'W'}
-NEUTRAL_UNITS = {'iterations', 'B', ''}
-RATE_UNITS = {
-    'GFlop/s',
-    'TFlop/s',
-    'MFlop/s',
-    'Mop/s',
-    'GB/s',
-    'MB/s',
-    'Gb/s',
-    'Mb/s',
-    'GUP/s',
-    'msg/s',
-}
-
 
 def split_name(name):
     """('CGSolverCheck', {'stencil': '7', ...}) of a ReFrame test name."""
@@ -257,14 +242,7 @@ def _identity(case):
 
 def better(variable, unit):
     """'higher', 'lower' or None (not a figure of merit) for one figure."""
-    low = variable.lower()
-    if unit in LOWER_IS_BETTER_UNITS or 'latency' in low or 'share' in low:
-        return 'lower'
-    if unit in NEUTRAL_UNITS:
-        return None
-    if unit == '%':
-        return 'higher' if 'efficiency' in low else None
-    return 'higher'
+    return vocabulary.direction(variable, unit)
 
 
 @dataclass
@@ -324,7 +302,7 @@ class Cell:
 
     config: Config
     benchmark: Benchmark
-    state: str  # pass, FLAGGED, no reference, FAILED, missing
+    state: str  # a verdict (pass, SLOWER, FASTER, ...), FAILED or missing
     values: list = field(default_factory=list)
     reference: Optional[float] = None
     lower: Optional[float] = None
@@ -521,6 +499,39 @@ class Sensitivity(Section):
 
 
 @dataclass
+class Trends(Section):
+    """Figures measured in two or more sessions (see clusterbench.trend)."""
+
+    series: list = field(default_factory=list)  # [trend.Series]
+    omitted: int = 0
+
+
+#: Trend plots in one report; the ones that moved or left their band first.
+MAX_TRENDS = 30
+
+
+def _trends(runs, limit=MAX_TRENDS):
+    from clusterbench import trend
+
+    try:
+        series = trend.collect([(run.source, run.data) for run in runs])
+    except ClusterbenchError as err:
+        return Trends(reason=f'no trend: {err}')
+    drawn = [s for s in series if len(s.points) >= 2]
+    if not drawn:
+        return Trends(
+            reason='every figure comes from one session: a trend needs two or '
+            'more (--history QUERY, or several reports)'
+        )
+
+    def judged_out(s):
+        return any(verdict.kind(p.verdict) != verdict.PASS for p in s.points)
+
+    drawn.sort(key=lambda s: (s.change is None, not judged_out(s), s.title))
+    return Trends(series=drawn[:limit], omitted=max(len(drawn) - limit, 0))
+
+
+@dataclass
 class SourceInfo:
     name: str
     uuid: str
@@ -549,6 +560,7 @@ class ReportData:
     acceptance: Acceptance
     sensitivity: Sensitivity
     warnings: list
+    trends: Trends = field(default_factory=Trends)
 
     def cell(self, config, benchmark):
         return self.cells.get((config.id, benchmark.key))
@@ -580,7 +592,9 @@ def assemble(runs, title='Benchmark report', now=None):
     builder = _Builder()
     for run in runs:
         builder.add_run(run)
-    return builder.finish(title, now)
+    data = builder.finish(title, now)
+    data.trends = _trends(runs)
+    return data
 
 
 class _Builder:
@@ -1196,7 +1210,7 @@ def _pair_matrix(system, part, test, var, bench, samples):
     }
     flags, _ = _robust_flags(values, bench.better)
     for pair, figs in per_pair.items():
-        if _verdict_of(figs) == verdict.FLAGGED:
+        if _verdict_of(figs) in verdict.REGRESSIONS:
             flags.setdefault(pair, 'outside its reference tolerance')
     nodes = sorted({n for p in values for n in p})
     return PairMatrix(

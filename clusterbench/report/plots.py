@@ -44,7 +44,10 @@ RC = {
 
 STATE_COLOURS = {
     'pass': '#2e7d32',
+    'SLOWER': '#c62828',
+    'WORSE': '#c62828',
     'FLAGGED': '#c62828',
+    'FASTER': '#1565c0',
     'no reference': '#546e7a',
 }
 MISSING_COLOUR = '#9e9e9e'
@@ -791,6 +794,11 @@ def tasks(data):
             by_resource.setdefault(e.resource, []).append(e)
     for resource, rows in by_resource.items():
         out.append(('sensitivity', None, sensitivity_chart, (resource, rows)))
+    if data.trends.series:
+        from clusterbench.report.trendplot import trend_chart
+
+        for series in data.trends.series:
+            out.append(('trends', None, trend_chart, (series,)))
     return out
 
 
@@ -840,7 +848,7 @@ def make_all(data, workers=None):
         _TASKS = []
     ids = set()
     out = {'applications': [], 'communication': [], 'scaling': [], 'nodes': [],
-           'pairs': [], 'sensitivity': []}  # fmt: skip
+           'pairs': [], 'sensitivity': [], 'trends': []}  # fmt: skip
     for (section, key, _, _), plot in zip(todo, drawn):
         stem, n = plot.id, 1
         while plot.id in ids:

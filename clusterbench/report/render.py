@@ -13,7 +13,7 @@ import tempfile
 
 import jinja2
 
-from clusterbench import verdict
+from clusterbench import trend, verdict
 from clusterbench.report import assemble as model
 from clusterbench.report import plots as plotlib
 
@@ -51,7 +51,10 @@ def _pct(value):
 def _state_class(state):
     return {
         verdict.PASS: 'pass',
+        verdict.SLOWER: 'flagged',
+        verdict.WORSE: 'flagged',
         verdict.FLAGGED: 'flagged',
+        verdict.FASTER: 'faster',
         verdict.NO_REFERENCE: 'noref',
         model.FAILED: 'failed',
         model.MISSING: 'missing',
@@ -140,9 +143,13 @@ def render(data, sections, data_dir):
         data_dir=data_dir,
         hw_summary=model.hw_summary,
         run_dates=model.run_dates,
+        describe_trend=trend.describe,
         states=(
             verdict.PASS,
+            verdict.SLOWER,
+            verdict.WORSE,
             verdict.FLAGGED,
+            verdict.FASTER,
             verdict.NO_REFERENCE,
             model.FAILED,
             model.MISSING,

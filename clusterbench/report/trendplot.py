@@ -1,0 +1,152 @@
+"""Trend plots: a figure against the date of its sessions (see clusterbench.trend).
+
+Each point is a session's median, coloured by its verdict: regressions
+(SLOWER, WORSE, FLAGGED) as red crosses, FASTER as blue triangles, DISTURBED
+as orange diamonds; the reference band is the grey area behind them, and the
+change point a dashed line naming its session.
+"""
+
+import io
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
+from clusterbench import trend, verdict
+from clusterbench.report import plots as plotlib
+
+#: How each verdict is marked: (colour, marker, legend label).
+_MARKS = {
+    verdict.PASS: ('#2e7d32', 'o', 'pass'),
+    verdict.SLOWER: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
+    verdict.WORSE: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
+    verdict.FLAGGED: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
+    verdict.FASTER: ('#1565c0', '^', 'FASTER'),
+    verdict.DISTURBED: ('#ef6c00', 'D', 'DISTURBED'),
+    verdict.NO_REFERENCE: ('#546e7a', 'o', 'no reference'),
+}
+
+#: Series drawn in one `clusterbench trend` figure; the CSV has them all.
+MAX_PANELS = 24
+
+
+def draw(ax, series):
+    """The series on *ax*."""
+    dates = [p.date for p in series.points]
+    values = [p.value for p in series.points]
+    ax.plot(dates, values, '-', color='#9e9e9e', lw=1, zorder=1)
+    banded = [(p.date, *p.band) for p in series.points if p.band]
+    if banded:
+        finite = [v for v in values if v is not None]
+        span = (max(finite) - min(finite)) or abs(max(finite)) or 1.0
+        low = [max(b[1], min(finite) - span) for b in banded]
+        high = [min(b[2], max(finite) + span) for b in banded]
+        ax.fill_between(
+            [b[0] for b in banded],
+            low,
+            high,
+            step='mid',
+            color='#cfd8dc',
+            alpha=0.6,
+            lw=0,
+            label='reference band',
+            zorder=0,
+        )
+        ax.plot(
+            [b[0] for b in banded],
+            [p.reference for p in series.points if p.band],
+            '--',
+            color='#546e7a',
+            lw=0.8,
+            label='reference',
+            zorder=0,
+        )
+    labelled = set()
+    for p in series.points:
+        colour, marker, label = _MARKS.get(
+            verdict.kind(p.verdict), _MARKS[verdict.NO_REFERENCE]
+        )
+        ax.plot(
+            [p.date],
+            [p.value],
+            marker,
+            color=colour,
+            markersize=7,
+            label=None if label in labelled else label,
+            zorder=3,
+        )
+        labelled.add(label)
+    if series.change is not None:
+        c = series.change
+        when = series.points[c.index].date
+        ax.axvline(when, color='#c62828', ls=':', lw=1.2, zorder=2)
+        ax.annotate(
+            plotlib._t(f'moved {c.shift:+.1%} at session {c.session[:8]}'),
+            (when, 1.0),
+            xycoords=('data', 'axes fraction'),
+            xytext=(3, -3),
+            textcoords='offset points',
+            va='top',
+            fontsize=7,
+            color='#c62828',
+        )
+    locator = AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    ax.set_ylabel(plotlib._t(series.unit))
+    ax.legend(loc='lower left', fontsize=7)
+
+
+def trend_chart(plots, series):
+    """One series as a plot of the HTML report (*plots*: a PlotSet)."""
+    fig = plotlib._figure(7.6, 3.0)
+    ax = fig.add_axes([0.1, 0.14, 0.86, 0.7])
+    draw(ax, series)
+    plotlib._title(fig, series.title)
+    rows = [
+        (p.session, p.date.isoformat(timespec='seconds'), p.value, len(p.values))
+        + (p.reference, *(p.band or (None, None)), p.verdict)
+        for p in series.points
+    ]
+    caption = trend.describe(series)
+    return plots.add(
+        'trend',
+        series.title,
+        fig,
+        ('session', 'date', 'value', 'n', 'reference', 'low', 'high', 'verdict'),
+        rows,
+        caption,
+    )
+
+
+def figure(series_list):
+    """All series (up to MAX_PANELS) one above the other, for `clusterbench trend`."""
+    shown = series_list[:MAX_PANELS]
+    fig = plotlib._figure(8.5, 0.4 + 2.6 * len(shown))
+    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    for ax, series in zip(axes, shown):
+        draw(ax, series)
+        ax.set_title(plotlib._t(plotlib._clip(series.title, 100)), loc='left')
+    fig.tight_layout()
+    return fig
+
+
+def write(series_list, stem):
+    """``<stem>.svg``, ``<stem>.png`` and ``<stem>.csv``; return their paths."""
+    with matplotlib.rc_context(plotlib.RC):
+        fig = figure(series_list)
+        FigureCanvasAgg(fig)
+        paths = []
+        for ext in ('svg', 'png'):
+            out = io.BytesIO()
+            fig.savefig(
+                out, format=ext, metadata={'Date': None} if ext == 'svg' else {}
+            )
+            path = f'{stem}.{ext}'
+            with open(path, 'wb') as f:
+                f.write(out.getvalue())
+            paths.append(path)
+    path = f'{stem}.csv'
+    with open(path, 'w') as f:
+        f.write(trend.csv_text(series_list))
+    return [*paths, path]

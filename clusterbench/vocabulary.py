@@ -1,0 +1,65 @@
+"""The figure vocabulary: for every figure the checks record, which way is better.
+
+Declared once here and used by verdicts (``SLOWER`` / ``WORSE`` / ``FASTER``),
+reference updates (``--one-sided`` bands), the HTML report (best
+configuration) and acceptance (robust direction). The unit decides for speeds:
+a rate (``.../s``) is better higher, a time better lower. Figures whose unit
+does not say (efficiencies, shares, energy, sizes) are named below. A figure
+with neither (an iteration count) is no figure of merit: it has no direction,
+and a change in either direction beyond its tolerance stays ``FLAGGED``.
+"""
+
+HIGHER = 'higher'
+LOWER = 'lower'
+
+TIME_UNITS = {'s', 'ms', 'us', 'ns'}
+
+#: Figures whose unit does not tell the direction, by name. A name also
+#: matches as the suffix of a prefixed figure (``bidir_n_half``).
+NAMED = {
+    # percentages
+    'hpl_dgemm_efficiency': HIGHER,
+    'pingpong_link_efficiency': HIGHER,
+    'link_efficiency': HIGHER,
+    'link_efficiency_bidir': HIGHER,
+    'mpi_time_share': LOWER,
+    'mpi_share': LOWER,
+    'stalls_worst': LOWER,
+    # energy and power of the same work
+    'energy_j': LOWER,
+    'mean_power_w': LOWER,
+    # the message size that reaches half the peak bandwidth
+    'n_half': LOWER,
+}
+
+
+def _named(variable):
+    for name, better in NAMED.items():
+        if variable == name or variable.endswith(f'_{name}'):
+            return better
+    return None
+
+
+def is_rate(unit):
+    return (unit or '').strip().endswith('/s')
+
+
+def is_time(unit):
+    return (unit or '').strip() in TIME_UNITS
+
+
+def direction(variable, unit):
+    """HIGHER, LOWER or None (not a figure of merit) for one figure."""
+    named = _named(variable or '')
+    if named:
+        return named
+    if is_rate(unit):
+        return HIGHER
+    if is_time(unit):
+        return LOWER
+    return None
+
+
+def is_speed(variable, unit):
+    """A rate or a time: a bad change is ``SLOWER``, otherwise ``WORSE``."""
+    return (is_rate(unit) or is_time(unit)) and _named(variable or '') is None

@@ -1,0 +1,145 @@
+"""`clusterbench run` end to end on `local`: FASTER, --strict, JUnit, the table.
+
+One tiny real session through ReFrame (our CG solver, class S, one test) and
+the NPB tests, which skip here (no NPB tree), judged against references of
+our own: gflops far below what any run reaches (two-sided band: FASTER) and
+the other figures one-sided, as `references update --one-sided` writes them.
+"""
+
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import PROJECT
+from rfm import tool
+
+pytestmark = pytest.mark.integration
+
+REFS = """\
+CGSolverCheck:
+  $index: [$partition, $environ, variant]
+  'local:default':
+    gnu-openmpi:
+      classic:
+        gflops: [1.0e-6, -0.1, 0.1, GFlop/s]
+        bandwidth: [1.0e-6, -0.1, null, GB/s]
+        time: [1.0e+6, null, 0.1, s]
+        iterations: [100.0, -1.0, null, iterations]
+        mpi_share: [100.0, null, 0.1, '%']
+"""
+
+SELECT = (
+    '-n',
+    'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1|NPBCheck',
+    '-p',
+    'gnu-openmpi',
+    '-S',
+    'problem_class=S',
+)
+
+
+def run(tmp, *options):
+    env = {
+        **os.environ,
+        'RFM_REFERENCE_PREFIX': str(tmp / 'refs'),
+        'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
+        'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
+    }
+    return subprocess.run(
+        [tool('clusterbench'), 'run', '--results', str(tmp / 'results'), *options]
+        + ['--', *SELECT],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        env=env,
+        timeout=900,
+    )
+
+
+def table_of(stdout):
+    """The lines clusterbench prints after ReFrame's own output."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('Results: '))
+    return lines[start + 1 :]
+
+
+@pytest.fixture(scope='module')
+def tmp(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('verdicts')
+    (tmp / 'refs').mkdir()
+    (tmp / 'refs' / 'cgsolver.yaml').write_text(REFS)
+    return tmp
+
+
+@pytest.fixture(scope='module')
+def plain(tmp):
+    return run(tmp, '--junit', str(tmp / 'junit.xml'))
+
+
+def test_faster_is_reported_and_exits_0(plain, tmp):
+    assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr
+    table = table_of(plain.stdout)
+    (row,) = [line for line in table if line.startswith('CGSolverCheck  ')]
+    cells = row.split()
+    assert cells[3] == 'gflops' and row.endswith('FASTER (reference stale?)')
+    assert 'CGSolverCheck: 1 test case: 4 pass, 1 FASTER' in table
+    assert '1 FASTER: would fail with --strict (exit 3)' in table
+    # Plain ReFrame failed the test on the two-sided gflops band only: the
+    # one-sided bands passed there too (its exit status is not ours).
+    (path,) = (tmp / 'results').glob('local/*/report.json')
+    (case,) = [
+        c
+        for c in json.loads(path.read_text())['runs'][0]['testcases']
+        if c['name'].startswith('CGSolverCheck %')
+    ]
+    assert case['fail_phase'] == 'performance'
+    results = {k.rsplit(':', 1)[1]: v[5] for k, v in case['perfvalues'].items()}
+    assert results == {
+        'gflops': 'fail',
+        'bandwidth': 'pass',
+        'time': 'pass',
+        'iterations': 'pass',
+        'mpi_share': 'pass',
+    }
+
+
+def test_the_table_fits_160_columns_and_groups_skips(plain):
+    table = table_of(plain.stdout)
+    verdicts = table[: table.index('Nodes:')] if 'Nodes:' in table else table
+    assert max(len(line) for line in verdicts) <= 160
+    skipped = [line for line in verdicts if 'NPBCheck test' in line]
+    assert len(skipped) == 1 and skipped[0].startswith('  8 NPBCheck tests: ')
+
+
+def test_junit_has_one_testcase_per_figure(plain, tmp):
+    root = ET.parse(tmp / 'junit.xml').getroot()
+    cases = root.findall('./testsuite[@name="CGSolverCheck"]/testcase')
+    assert sorted(c.get('name') for c in cases) == sorted(
+        ['gflops', 'bandwidth', 'time', 'iterations', 'mpi_share']
+    )
+    assert root.get('failures') == '0'
+    assert root.findall('./testsuite[@name="NPBCheck"]/testcase/skipped')
+    (gflops,) = [c for c in cases if c.get('name') == 'gflops']
+    assert 'FASTER' in gflops.find('system-out').text
+
+
+def test_strict_exits_3_and_junit_fails_the_faster_figure(tmp):
+    strict = run(tmp, '--strict', '--junit', str(tmp / 'strict.xml'))
+    assert strict.returncode == 3, strict.stdout[-3000:] + strict.stderr
+    assert '1 FASTER: fail this run (exit 3)' in table_of(strict.stdout)
+    root = ET.parse(tmp / 'strict.xml').getroot()
+    failed = root.findall('.//testcase/failure')
+    assert [f.get('type') for f in failed] == ['FASTER']
+
+
+def test_perflogs_go_to_the_one_central_directory(plain, tmp):
+    # site_configs/common.py: <perflogdir>/<system>/<partition>/<test>.log
+    (log,) = (tmp / 'perflogs' / 'local' / 'default').glob('CGSolverCheck*.log')
+    header, record, *_ = log.read_text().splitlines()
+    fields = dict(zip(header.split('|'), record.split('|')))
+    assert fields['system:partition'] == 'local:default'
+    assert fields['environ'] == 'gnu-openmpi'
+    assert fields['gflops_unit'] == 'GFlop/s' and float(fields['gflops_ref']) == 1e-6
+    assert float(fields['gflops_value']) > 0

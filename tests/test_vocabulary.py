@@ -1,0 +1,49 @@
+"""The figure vocabulary: every figure with a reference knows which way is better."""
+
+import glob
+import os
+
+import yaml
+from conftest import PROJECT
+
+from clusterbench import vocabulary
+from clusterbench.checks.fabric import FIGURES as FABRIC
+from clusterbench.parsers import cgsolver, hpcc, npb
+
+
+def _leaves(tree):
+    for key, value in tree.items():
+        if isinstance(value, list) and len(value) == 4:
+            yield key, value[3]
+        elif isinstance(value, dict):
+            yield from _leaves(value)
+
+
+def test_every_referenced_figure_has_a_direction_unless_it_is_a_count():
+    seen = set()
+    for path in glob.glob(os.path.join(PROJECT, 'reference_data', '*.yaml')):
+        with open(path) as f:
+            seen.update(_leaves(yaml.safe_load(f)))
+    assert len(seen) > 20
+    undirected = {
+        (name, unit) for name, unit in seen if not vocabulary.direction(name, unit)
+    }
+    assert undirected == {('iterations', 'iterations')}
+
+
+def test_declared_figures_of_the_checks():
+    figures = [(n, u) for n, u, _ in cgsolver.FIGURES.values()]
+    figures += [(n, u) for n, u, _ in hpcc.FIGURES.values()]
+    figures += list(npb.FIGURES.values()) + list(FABRIC.items())
+    for name, unit in figures:
+        if name != 'iterations':
+            assert vocabulary.direction(name, unit), (name, unit)
+    assert vocabulary.direction('mpi_share', '%') == vocabulary.LOWER
+    assert vocabulary.direction('stalls_worst', '%') == vocabulary.LOWER
+    assert vocabulary.direction('hpl_dgemm_efficiency', '%') == vocabulary.HIGHER
+    assert vocabulary.direction('bidir_n_half', 'B') == vocabulary.LOWER
+    assert vocabulary.direction('latency_8B', 'us') == vocabulary.LOWER
+    assert vocabulary.direction('message_rate_1B', 'msg/s') == vocabulary.HIGHER
+    assert vocabulary.is_speed('time', 's') and vocabulary.is_speed('hpl', 'GFlop/s')
+    assert not vocabulary.is_speed('energy_j', 'J')
+    assert not vocabulary.is_speed('mpi_share', '%')
