@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import sys
 
 from clusterbench import (
@@ -9,6 +10,9 @@ from clusterbench import (
     history,
     profile,
     refdata,
+    refdir,
+    refprov,
+    refstore,
     refupdate,
     replay,
     report,
@@ -63,17 +67,55 @@ def _profile(args):
     return 0
 
 
+def _references(args):
+    """The reference directory of this command, announced: a header line of
+    text output, or on stderr beside CSV/JSON."""
+    directory = refdir.resolve(args.references or getattr(args, 'directory', None))
+    text = getattr(args, 'format', 'table') == 'table'
+    refdir.announce(directory, sys.stdout if text else sys.stderr)
+    return directory
+
+
 def _check_references(args):
-    for path, tests in refdata.check_directory(args.directory).items():
+    directory = _references(args)
+    for path, tests in refdata.check_directory(directory).items():
         figures = sum(tests.values())
         print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
-    stale = refdata.stale_entries(args.directory, args.site_configs, args.checks)
-    for problem in stale:
-        print(f'stale: {problem}')
-    return 1 if stale else 0
+    problems = [
+        f'stale: {p}'
+        for p in refdata.stale_entries(directory, args.site_configs, args.checks)
+    ]
+    with refstore.shared_lock(directory):
+        leftovers = refstore.leftovers(directory)
+        problems += [f'inconsistent: {p}' for p in refprov.inconsistencies(directory)]
+    problems += [
+        f'interrupted update: {os.path.join(directory, rel)} '
+        f'(run `clusterbench references repair`)'
+        for rel in leftovers
+    ]
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f'{directory}: every reference entry matches its provenance: ok')
+    return 1 if problems else 0
+
+
+def _repair_references(args):
+    directory = _references(args)
+    if not os.path.isdir(directory):
+        raise ClusterbenchError(f'{directory}: no such reference directory')
+    with refstore.locked(directory):
+        done = refstore.repair(directory)
+    for line in done or [f'{directory}: no interrupted update: nothing to repair']:
+        print(line)
+    problems = refprov.inconsistencies(directory)
+    for problem in problems:
+        print(f'inconsistent (not repairable here): {problem}')
+    return 1 if problems else 0
 
 
 def _update_references(args):
+    directory = _references(args)
     groups = refupdate.collect(args.reports)
     proposals = refupdate.propose(
         groups, floor=args.floor, k=args.k, min_samples=args.min_samples
@@ -82,10 +124,16 @@ def _update_references(args):
         raise ClusterbenchError(
             f'no figure has {args.min_samples} samples or more: nothing to update'
         )
-    for line in refupdate.diff(proposals, args.directory):
+    for line in refupdate.diff(proposals, directory):
         print(line)
     if args.write:
-        for path in refupdate.write(proposals, args.directory, args.reports):
+        notes = []
+        written = refupdate.write(
+            proposals, directory, args.reports, results=args.results, notes=notes
+        )
+        for line in notes:
+            print(line)
+        for path in written:
             print(f'wrote {path}')
     else:
         print('\n(dry run: nothing written; add --write to apply)')
@@ -93,7 +141,7 @@ def _update_references(args):
 
 
 def _replay(args):
-    table = replay.replay(args.path, args.references)
+    table = replay.replay(args.path, _references(args))
     print(FORMATS[args.format](table))
     if args.format == 'table':
         print(f'\n{verdict.summary(table)}')
@@ -106,9 +154,14 @@ def _run(args):
         args.checks,
         args.system,
         args.results,
-        args.references,
+        refdir.resolve(args.references),
         extra=args.reframe_args,
     )
+
+
+REFERENCES_HELP = (
+    'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data)'
+)
 
 
 def parser():
@@ -152,10 +205,18 @@ def parser():
     refs = sub.add_parser('references', help='work with reference_data/')
     refs_sub = refs.add_subparsers(dest='action', required=True)
     chk = refs_sub.add_parser('check', help='validate every reference file')
-    chk.add_argument('directory', nargs='?', default='reference_data')
+    chk.add_argument('directory', nargs='?', help=REFERENCES_HELP)
+    chk.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
     chk.add_argument('--site-configs', default='site_configs')
     chk.add_argument('--checks', default='reframe_checks')
     chk.set_defaults(func=_check_references)
+    fix = refs_sub.add_parser(
+        'repair',
+        help='complete (roll forward) or undo (roll back) an interrupted '
+        '`references update --write`',
+    )
+    fix.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    fix.set_defaults(func=_repair_references)
     upd = refs_sub.add_parser(
         'update',
         help='propose references from run reports (median, tolerance '
@@ -169,7 +230,19 @@ def parser():
         metavar='REPORT',
         help='ReFrame JSON run reports',
     )
-    upd.add_argument('--directory', default='reference_data')
+    upd.add_argument(
+        '--references',
+        '--directory',
+        dest='references',
+        metavar='DIR',
+        help=REFERENCES_HELP,
+    )
+    upd.add_argument(
+        '--results',
+        default='results',
+        help='results root: provenance stores report paths relative to it '
+        '(default: results)',
+    )
     upd.add_argument(
         '--floor',
         type=float,
@@ -186,7 +259,8 @@ def parser():
     upd.add_argument(
         '--write',
         action='store_true',
-        help='write the proposal (atomically); default: only show it',
+        help='write the proposal (one transaction over all its files); '
+        'default: only show it',
     )
     upd.set_defaults(func=_update_references)
 
@@ -206,7 +280,7 @@ def parser():
         'without re-running anything',
     )
     rep.add_argument('path', help='a session directory of results/ or a report')
-    rep.add_argument('--references', default='reference_data')
+    rep.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
     rep.add_argument('--format', choices=sorted(FORMATS), default='table')
     rep.set_defaults(func=_replay)
 
@@ -219,7 +293,11 @@ def parser():
     run.add_argument('--config', help='site config (default: site_configs/<system>.py)')
     run.add_argument('--checks', default='reframe_checks')
     run.add_argument('--results', default='results')
-    run.add_argument('--references', default='reference_data')
+    run.add_argument(
+        '--references',
+        metavar='DIR',
+        help=REFERENCES_HELP + '; ReFrame is given the same (RFM_REFERENCE_PREFIX)',
+    )
     run.add_argument(
         'reframe_args',
         nargs=argparse.REMAINDER,

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from clusterbench import refdata, runreport, sessionreport, verdict
+from clusterbench import refdata, refdir, runreport, sessionreport, verdict
 from clusterbench.errors import ClusterbenchError
 
 
@@ -83,6 +83,10 @@ def run(config, checks, system, results, references, extra=(), out=sys.stdout):
                 f'{path}: no such {what} (run from the project root or pass its path)'
             )
     refdata.check_directory(references)
+    # ReFrame must judge against the directory just validated, not its own
+    # default: one directory decides both.
+    env = {**os.environ, refdir.ENV: os.path.abspath(references)}
+    refdir.announce(references, out)
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
     extra = [*policy_options(config, system, extra), *extra]
@@ -90,7 +94,7 @@ def run(config, checks, system, results, references, extra=(), out=sys.stdout):
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
     status = subprocess.call(
-        [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]]
+        [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]], env=env
     )
     if not os.path.exists(report):
         _remove_if_empty(prefix)
