@@ -114,23 +114,23 @@ def _mode_for(path):
         return None
 
 
-def _write_temp(path, data, mode, step):
+def _write_temp(path, data, mode, step, label):
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        step(f'open {os.path.basename(path)}')
+        step(f'opened {label}')
         view = memoryview(data)
         for start in range(0, len(view), CHUNK):
             piece = view[start : start + CHUNK]
             while piece:
                 piece = piece[os.write(fd, piece) :]
             if start + CHUNK < len(view):
-                step(f'wrote {start + CHUNK} bytes of {os.path.basename(path)}')
+                step(f'wrote {start + CHUNK} bytes of {label}')
         os.fsync(fd)
     finally:
         os.close(fd)
-    step(f'synced {os.path.basename(path)}')
+    step(f'synced {label}')
 
 
 def _write_error(err, path):
@@ -172,13 +172,13 @@ def commit(directory, contents):
             old = _hash_of(target)
             files.append({'path': rel, 'temp': temp, 'old': old, 'new': sha256(data)})
             made.append(os.path.join(directory, temp))
-            _write_temp(made[-1], data, _mode_for(target), step)
+            _write_temp(made[-1], data, _mode_for(target), step, temp)
         for folder in sorted({os.path.dirname(p) for p in made}):
             _fsync_dir(folder)
         target = os.path.join(directory, JOURNAL)
         journal = json.dumps({'transaction': txid, 'files': files}, indent=1).encode()
         made.append(target + '.tmp')
-        _write_temp(made[-1], journal, None, step)
+        _write_temp(made[-1], journal, None, step, JOURNAL + '.tmp')
         os.replace(made[-1], target)
     except OSError as err:
         _remove(made)

@@ -9,6 +9,7 @@ the ones it replaced and a hash of the entry it describes (refprov).
 """
 
 import datetime
+import importlib.metadata
 import os
 import re
 import statistics
@@ -171,7 +172,9 @@ def diff(proposals, directory):
     ):
         s = prop.samples
         path = os.path.join(directory, s.reference_file)
-        refs = cache.setdefault(path, _load_yaml(path))
+        if path not in cache:
+            cache[path] = _load_yaml(path)
+        refs = cache[path]
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
         new = prop.entry
@@ -239,7 +242,7 @@ def write(proposals, directory, reports, stack=None, results='results', notes=No
     by_file = defaultdict(list)
     for prop in proposals:
         by_file[prop.samples.reference_file].append(prop)
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+    now = _now().isoformat(timespec='seconds')
     report_paths = [portable_report_path(r, results) for r in reports]
     written, contents = [], {}
     with refstore.locked(directory):
@@ -297,10 +300,19 @@ def write(proposals, directory, reports, stack=None, results='results', notes=No
     return written
 
 
-def _reframe_version():
-    try:
-        import reframe
+def _now():
+    # SOURCE_DATE_EPOCH (reproducible-builds.org) fixes the date a provenance
+    # records, so that two writes of one update are the same bytes.
+    epoch = os.environ.get('SOURCE_DATE_EPOCH')
+    utc = datetime.timezone.utc
+    if epoch and epoch.isdigit():
+        return datetime.datetime.fromtimestamp(int(epoch), utc)
+    return datetime.datetime.now(utc)
 
-        return reframe.VERSION
-    except (ImportError, AttributeError):
+
+def _reframe_version():
+    # The installed distribution's version: importing ReFrame costs 0.4 s.
+    try:
+        return importlib.metadata.version('ReFrame-HPC')
+    except importlib.metadata.PackageNotFoundError:
         return None
