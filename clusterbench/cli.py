@@ -11,6 +11,7 @@ from clusterbench import (
     profile,
     refdata,
     refdir,
+    reflookup,
     refprov,
     refstore,
     refupdate,
@@ -31,24 +32,29 @@ FORMATS = {
 }
 
 
-def _load_all(paths):
+def _load_all(paths, references=None):
     figures, failures = [], []
     for path in paths:
-        figs, fails = runreport.figures_and_failures(path)
+        data = runreport.load(path)
+        if references:
+            reflookup.rejudge(data, references)
+        figs, fails = runreport.extract(data, path)
         figures += figs
         failures += fails
     return figures, failures
 
 
 def _compare(args):
-    figures, failures = _load_all(args.reports)
+    references = refdir.chosen(args.references)
+    figures, failures = _load_all(args.reports, references)
     baseline = None
     if args.against:
-        baseline, _ = _load_all(args.against)
+        baseline, _ = _load_all(args.against, references)
     elif args.history:
         baseline = history.figures(args.history, args.config)
     judged = verdict.group(figures, baseline, tolerance=args.tolerance)
     table = verdict.rows(judged, failures)
+    _announce_beside(args, references)
     print(FORMATS[args.format](table))
     if args.format == 'table':
         print(f'\n{verdict.summary(table)}')
@@ -68,12 +74,21 @@ def _profile(args):
 
 
 def _references(args):
-    """The reference directory of this command, announced: a header line of
-    text output, or on stderr beside CSV/JSON."""
+    """The reference directory of this command, announced as the header line
+    of its text output."""
     directory = refdir.resolve(args.references or getattr(args, 'directory', None))
-    text = getattr(args, 'format', 'table') == 'table'
-    refdir.announce(directory, sys.stdout if text else sys.stderr)
+    refdir.announce(directory)
     return directory
+
+
+def _announce_beside(args, directory):
+    """Say which references judged a table: a header line above it, or on
+    stderr beside CSV/JSON (said only once the table stands, so that an
+    error stays one line)."""
+    refdir.announce(
+        directory or refdir.RECORDED,
+        sys.stdout if args.format == 'table' else sys.stderr,
+    )
 
 
 def _check_references(args):
@@ -141,7 +156,9 @@ def _update_references(args):
 
 
 def _replay(args):
-    table = replay.replay(args.path, _references(args))
+    directory = refdir.resolve(args.references)
+    table = replay.replay(args.path, directory)
+    _announce_beside(args, directory)
     print(FORMATS[args.format](table))
     if args.format == 'table':
         print(f'\n{verdict.summary(table)}')
@@ -199,6 +216,12 @@ def parser():
         default=0.05,
         help='relative band for --against/--history figures that '
         'have no reference (default 0.05)',
+    )
+    cmp.add_argument(
+        '--references',
+        metavar='DIR',
+        help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
+        ' if set, else those ReFrame recorded in the report)',
     )
     cmp.set_defaults(func=_compare)
 

@@ -13,8 +13,20 @@ DEFAULT = 'reference_data'
 ENV = 'RFM_REFERENCE_PREFIX'
 
 
+#: What `compare` and `report` say when no directory is chosen: they judge
+#: as ReFrame did, against the references it recorded in each report.
+RECORDED = 'as recorded in the report by ReFrame'
+
+
 def resolve(option=None):
     return option or os.environ.get(ENV) or DEFAULT
+
+
+def chosen(option=None):
+    """The directory to re-judge stored reports against, or None: the
+    references ReFrame recorded in them (it judged against the directory of
+    its own RFM_REFERENCE_PREFIX, else reference_data/)."""
+    return option or os.environ.get(ENV) or None
 
 
 def announce(directory, out=None):

@@ -156,13 +156,37 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
             repaired.stdout
         )
 
-    # Replay: a header line beside the table, stderr beside JSON.
-    report.write_text(json.dumps({'session_info': {}, 'runs': [{'testcases': []}]}))
-    table = clusterbench('replay', str(report), env=env)
-    assert table.stdout.splitlines()[0] == f'references: {by_env}'
-    machine = clusterbench('replay', str(report), '--format', 'json', env=env)
-    assert machine.stdout == ''
-    assert machine.stderr.splitlines()[0] == f'references: {by_env}'
+    # compare and report re-judge against the chosen directory; by default
+    # they keep what ReFrame recorded (here 50 GFlop/s).
+    case['processor_facts'] = {'arch': 'x86_64_v4', 'model': 'AMD EPYC', 'num_cpus': 2}
+    case['reference_index'] = [
+        '$partition',
+        '$environ',
+        '$processor.arch',
+        '$processor.model',
+        '$processor.num_cpus',
+    ]
+    case['perfvalues']['local:default:hpl'] = [30.0, 50.0, -0.1, 0.1, 'GFlop/s', 'x']
+    report.write_text(json.dumps({'session_info': {}, 'runs': [{'testcases': [case]}]}))
+    for args, environ, said, reference in (
+        ((), None, 'as recorded in the report by ReFrame', 50.0),
+        ((), env, str(by_env), 11.0),
+        (('--references', str(by_option)), env, str(by_option), 22.0),
+    ):
+        table = clusterbench('compare', str(report), *args, env=environ)
+        assert table.stdout.splitlines()[0] == f'references: {said}', table.stderr
+        machine = clusterbench(
+            'compare', str(report), '--format', 'json', *args, env=environ
+        )
+        assert machine.stderr.splitlines() == [f'references: {said}']
+        (row,) = json.loads(machine.stdout)
+        assert row['reference'] == f'{reference:g}'
+        html = clusterbench(
+            'report', str(report), '-o', str(tmp_path / 'r.html'), *args, env=environ
+        )
+        assert html.returncode == 0, html.stderr
+        assert f'references: {said}' in html.stdout.splitlines()
+        assert f'; reference {reference:g};' in (tmp_path / 'r.html').read_text()
 
 
 @pytest.mark.integration
