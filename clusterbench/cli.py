@@ -101,13 +101,11 @@ def _check_references(args):
         for p in refdata.stale_entries(directory, args.site_configs, args.checks)
     ]
     with refstore.shared_lock(directory):
-        leftovers = refstore.leftovers(directory)
+        interrupted = refstore.interrupted(directory)
         problems += [f'inconsistent: {p}' for p in refprov.inconsistencies(directory)]
-    problems += [
-        f'interrupted update: {os.path.join(directory, rel)} '
-        f'(run `clusterbench references repair`)'
-        for rel in leftovers
-    ]
+    problems += [f'interrupted update: {line}' for line in interrupted]
+    if interrupted:
+        problems.append('run `clusterbench references repair`')
     for problem in problems:
         print(problem)
     if not problems:

@@ -156,6 +156,24 @@ def leftovers(directory):
     return found
 
 
+def interrupted(directory):
+    """Lines naming the leftovers of an interrupted update and what repair
+    will do with them."""
+    found = leftovers(directory)
+    committed = JOURNAL in found
+    lines = []
+    for rel in found:
+        path = os.path.join(directory, rel)
+        if rel == JOURNAL:
+            what = 'committed, not yet applied to every file: repair rolls it forward'
+        elif committed:
+            what = 'a new version not yet renamed into place: repair rolls it forward'
+        else:
+            what = 'an update that did not commit: repair removes it'
+        lines.append(f'{path}: {what}')
+    return lines
+
+
 def commit(directory, contents):
     """Replace the files of *directory* named in *contents* (relative path ->
     new bytes) in one transaction. The caller holds :func:`locked`."""

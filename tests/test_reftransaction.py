@@ -160,6 +160,7 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
     assert len(points) == 50 and points[0] == 1 and points[-1] == last
 
     outcomes = {'old': 0, 'new': 0}
+    mismatches = 0
     for k in points:
         work = tmp_path / f'k{k}'
         shutil.copytree(store, work)
@@ -172,6 +173,12 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
         else:
             assert 'interrupted update: ' in out, (k, out)
             assert 'Traceback' not in out
+            step = steps[k - 1].split(' ', 1)[1]
+            if step.startswith('renamed ') and '/' not in step:
+                # A new reference beside its old provenance: named as such.
+                name = step.split()[1]
+                assert f'inconsistent: {work}/provenance/{name}: ' in out, out
+                mismatches += 1
             rc, out = command(capsys, 'repair', '--references', str(work))
             assert rc == 0, (k, out)
             forward = k >= commit
@@ -190,6 +197,13 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
         outcomes[version] += 1
         shutil.rmtree(work)
     assert outcomes['old'] > 10 and outcomes['new'] > 10, outcomes
+    reference_renames = [
+        k
+        for k in points
+        if steps[k - 1].split(' ', 1)[1].startswith('renamed ')
+        and '/' not in steps[k - 1]
+    ]
+    assert mismatches == len(reference_renames) > 0
 
 
 def test_the_next_update_repairs_an_interrupted_one(store, tmp_path):
