@@ -10,6 +10,10 @@ from clusterbench import (
     history,
     profile,
     refdata,
+    refdir,
+    reflookup,
+    refprov,
+    refstore,
     refupdate,
     replay,
     report,
@@ -24,24 +28,29 @@ from clusterbench import (
 from clusterbench.errors import ClusterbenchError, run_command
 
 
-def _load_all(paths):
+def _load_all(paths, references=None):
     figures, failures = [], []
     for path in paths:
-        figs, fails = runreport.figures_and_failures(path)
+        data = runreport.load(path)
+        if references:
+            reflookup.rejudge(data, references)
+        figs, fails = runreport.extract(data, path)
         figures += figs
         failures += fails
     return figures, failures
 
 
 def _compare(args):
-    figures, failures = _load_all(args.reports)
+    references = refdir.chosen(args.references)
+    figures, failures = _load_all(args.reports, references)
     baseline = None
     if args.against:
-        baseline, _ = _load_all(args.against)
+        baseline, _ = _load_all(args.against, references)
     elif args.history:
         baseline = history.figures(args.history, args.config)
     judged = verdict.group(figures, baseline, tolerance=args.tolerance)
     table = verdict.rows(judged, failures)
+    _announce_beside(args, references)
     _show(table, args)
     if args.format == 'table':
         details = sessionreport.text(args.reports)
@@ -91,14 +100,44 @@ def _profile(args):
     return 0
 
 
+def _references(args):
+    """The reference directory of this command, announced as the header line
+    of its text output."""
+    directory = refdir.resolve(args.references or getattr(args, 'directory', None))
+    refdir.announce(directory)
+    return directory
+
+
+def _announce_beside(args, directory):
+    """Say which references judged a table: a header line above it, or on
+    stderr beside CSV/JSON (said only once the table stands, so that an
+    error stays one line)."""
+    refdir.announce(
+        directory or refdir.RECORDED,
+        sys.stdout if args.format == 'table' else sys.stderr,
+    )
+
+
 def _check_references(args):
-    for path, tests in refdata.check_directory(args.directory).items():
+    directory = _references(args)
+    for path, tests in refdata.check_directory(directory).items():
         figures = sum(tests.values())
         print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
-    stale = refdata.stale_entries(args.directory, args.site_configs, args.checks)
-    for problem in stale:
-        print(f'stale: {problem}')
-    wide = refdata.wide_tolerances(args.directory, args.max_tolerance)
+    problems = [
+        f'stale: {p}'
+        for p in refdata.stale_entries(directory, args.site_configs, args.checks)
+    ]
+    with refstore.shared_lock(directory):
+        interrupted = refstore.interrupted(directory)
+        problems += [f'inconsistent: {p}' for p in refprov.inconsistencies(directory)]
+    problems += [f'interrupted update: {line}' for line in interrupted]
+    if interrupted:
+        problems.append('run `clusterbench references repair`')
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f'{directory}: every reference entry matches its provenance: ok')
+    wide = refdata.wide_tolerances(directory, args.max_tolerance)
     for warning in wide:
         print(f'warning: {warning}')
     if wide:
@@ -106,10 +145,25 @@ def _check_references(args):
             f'{len(wide)} figure(s) with a tolerance above '
             f'{args.max_tolerance * 100:.0f} % (--max-tolerance)'
         )
-    return 1 if stale else 0
+    return 1 if problems else 0
+
+
+def _repair_references(args):
+    directory = _references(args)
+    if not os.path.isdir(directory):
+        raise ClusterbenchError(f'{directory}: no such reference directory')
+    with refstore.locked(directory):
+        done = refstore.repair(directory)
+    for line in done or [f'{directory}: no interrupted update: nothing to repair']:
+        print(line)
+    problems = refprov.inconsistencies(directory)
+    for problem in problems:
+        print(f'inconsistent (not repairable here): {problem}')
+    return 1 if problems else 0
 
 
 def _update_references(args):
+    directory = _references(args)
     groups = refupdate.collect(args.reports)
     proposals = refupdate.propose(
         groups,
@@ -122,10 +176,16 @@ def _update_references(args):
         raise ClusterbenchError(
             f'no figure has {args.min_samples} samples or more: nothing to update'
         )
-    for line in refupdate.diff(proposals, args.directory):
+    for line in refupdate.diff(proposals, directory):
         print(line)
     if args.write:
-        for path in refupdate.write(proposals, args.directory, args.reports):
+        notes = []
+        written = refupdate.write(
+            proposals, directory, args.reports, results=args.results, notes=notes
+        )
+        for line in notes:
+            print(line)
+        for path in written:
             print(f'wrote {path}')
     else:
         print('\n(dry run: nothing written; add --write to apply)')
@@ -133,7 +193,9 @@ def _update_references(args):
 
 
 def _replay(args):
-    table = replay.replay(args.path, args.references)
+    directory = refdir.resolve(args.references)
+    table = replay.replay(args.path, directory)
+    _announce_beside(args, directory)
     _show(table, args)
     return verdict.exit_code(table, args.strict)
 
@@ -144,13 +206,18 @@ def _run(args):
         args.checks,
         args.system,
         args.results,
-        args.references,
+        refdir.resolve(args.references),
         extra=args.reframe_args,
         strict=args.strict,
         verbose=args.verbose,
         show_all=args.show_all,
         junit=args.junit,
     )
+
+
+REFERENCES_HELP = (
+    'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data)'
+)
 
 
 def parser():
@@ -189,12 +256,19 @@ def parser():
         help='relative band for --against/--history figures that '
         'have no reference (default 0.05)',
     )
+    cmp.add_argument(
+        '--references',
+        metavar='DIR',
+        help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
+        ' if set, else those ReFrame recorded in the report)',
+    )
     cmp.set_defaults(func=_compare)
 
     refs = sub.add_parser('references', help='work with reference_data/')
     refs_sub = refs.add_subparsers(dest='action', required=True)
     chk = refs_sub.add_parser('check', help='validate every reference file')
-    chk.add_argument('directory', nargs='?', default='reference_data')
+    chk.add_argument('directory', nargs='?', help=REFERENCES_HELP)
+    chk.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
     chk.add_argument('--site-configs', default='site_configs')
     chk.add_argument('--checks', default='reframe_checks')
     chk.add_argument(
@@ -206,6 +280,13 @@ def parser():
         '(default 0.10: a 10 %% regression must be detectable)',
     )
     chk.set_defaults(func=_check_references)
+    fix = refs_sub.add_parser(
+        'repair',
+        help='complete (roll forward) or undo (roll back) an interrupted '
+        '`references update --write`',
+    )
+    fix.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    fix.set_defaults(func=_repair_references)
     upd = refs_sub.add_parser(
         'update',
         help='propose references from run reports (median, tolerance '
@@ -219,7 +300,19 @@ def parser():
         metavar='REPORT',
         help='ReFrame JSON run reports',
     )
-    upd.add_argument('--directory', default='reference_data')
+    upd.add_argument(
+        '--references',
+        '--directory',
+        dest='references',
+        metavar='DIR',
+        help=REFERENCES_HELP,
+    )
+    upd.add_argument(
+        '--results',
+        default='results',
+        help='results root: provenance stores report paths relative to it '
+        '(default: results)',
+    )
     upd.add_argument(
         '--floor',
         type=float,
@@ -243,7 +336,8 @@ def parser():
     upd.add_argument(
         '--write',
         action='store_true',
-        help='write the proposal (atomically); default: only show it',
+        help='write the proposal (one transaction over all its files); '
+        'default: only show it',
     )
     upd.set_defaults(func=_update_references)
 
@@ -263,7 +357,7 @@ def parser():
         'without re-running anything',
     )
     rep.add_argument('path', help='a session directory of results/ or a report')
-    rep.add_argument('--references', default='reference_data')
+    rep.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
     verdictview.add_arguments(rep)
     rep.set_defaults(func=_replay)
 
@@ -276,7 +370,11 @@ def parser():
     run.add_argument('--config', help='site config (default: site_configs/<system>.py)')
     run.add_argument('--checks', default='reframe_checks')
     run.add_argument('--results', default='results')
-    run.add_argument('--references', default='reference_data')
+    run.add_argument(
+        '--references',
+        metavar='DIR',
+        help=REFERENCES_HELP + '; ReFrame is given the same (RFM_REFERENCE_PREFIX)',
+    )
     verdictview.add_arguments(run, formats=False)
     run.add_argument(
         '--junit',

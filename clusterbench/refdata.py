@@ -52,7 +52,11 @@ def _where(path, node, keys):
 
 
 def _scalar(node):
-    return yaml.safe_load(yaml.serialize(node)) if node is not None else None
+    # Composed nodes carry their resolved tags: construct them directly
+    # (a serialize and re-parse per node made `references check` slow).
+    if node is None:
+        return None
+    return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
 
 
 def _mapping(path, node, keys, what):

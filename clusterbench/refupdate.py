@@ -3,26 +3,28 @@
 Per figure: the median of its samples, and a symmetric tolerance taken from the
 measured variation, ``max(floor, k * 1.4826 * MAD / |median|)``. Only figures
 of test cases that passed their sanity check count. Nothing is written unless
-asked; writes are atomic and serialized, and every reference keeps the history
-of the provenance of the ones it replaced.
+asked; one update is one transaction over all its files (refstore), updates
+are serialized, and every reference keeps the history of the provenance of
+the ones it replaced and a hash of the entry it describes (refprov).
 """
 
-import contextlib
 import datetime
-import fcntl
+import importlib.metadata
 import os
+import re
 import statistics
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import yaml
 
-from clusterbench import __version__, runreport, vocabulary
+from clusterbench import __version__, refprov, refstore, runreport, vocabulary
 from clusterbench.errors import ClusterbenchError
 from clusterbench.reflookup import index_value
 
-PROVENANCE_DIR = 'provenance'
+PROVENANCE_DIR = refprov.PROVENANCE_DIR
+_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+_Dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
 
 
 @dataclass
@@ -185,7 +187,7 @@ def _load_yaml(path):
         return {}
     with open(path) as f:
         try:
-            return yaml.safe_load(f) or {}
+            return yaml.load(f, Loader=_Loader) or {}
         except yaml.YAMLError as err:
             raise ClusterbenchError(f'{path}: YAML error: {err}') from None
 
@@ -199,7 +201,9 @@ def diff(proposals, directory):
     ):
         s = prop.samples
         path = os.path.join(directory, s.reference_file)
-        refs = cache.setdefault(path, _load_yaml(path))
+        if path not in cache:
+            cache[path] = _load_yaml(path)
+        refs = cache[path]
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
         new = prop.entry
@@ -218,39 +222,24 @@ def diff(proposals, directory):
     return lines
 
 
-class _NoAliasDumper(yaml.SafeDumper):
+class _NoAliasDumper(_Dumper):
     """Repeated facts are written out again: a reader needs no anchors."""
 
     def ignore_aliases(self, data):
         return True
 
 
-@contextlib.contextmanager
-def _locked(directory):
-    os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, '.update.lock'), 'w') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def _atomic_write(path, data, header=''):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix='.tmp-')
-    try:
-        with os.fdopen(fd, 'w') as f:
-            f.write(header)
-            yaml.dump(
-                data,
-                f,
-                Dumper=_NoAliasDumper,
-                sort_keys=False,
-                default_flow_style=None,
-                width=100,
-            )
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def _dump(data, header=''):
+    return (
+        header
+        + yaml.dump(
+            data,
+            Dumper=_NoAliasDumper,
+            sort_keys=False,
+            default_flow_style=None,
+            width=100,
+        )
+    ).encode()
 
 
 HEADER = (
@@ -259,29 +248,53 @@ HEADER = (
     '# is in provenance/<this file>.\n'
 )
 
+_SESSION = re.compile(r'^\d{8}T\d{6}(-\d+)?$')
 
-def write(proposals, directory, reports, stack=None):
-    """Apply *proposals* to the files in *directory*; return the files written."""
+
+def portable_report_path(path, results='results'):
+    """A report's path as it means something on another machine: relative to
+    the results root (``local/20261122T015521/report.json``), else the
+    ``<system>/<session>/report.json`` tail of a session directory, else the
+    file name. Never an absolute path of this machine."""
+    path, root = os.path.abspath(path), os.path.abspath(results)
+    if path.startswith(root + os.sep):
+        return os.path.relpath(path, root)
+    parts = path.split(os.sep)
+    if len(parts) >= 3 and _SESSION.match(parts[-2]):
+        return '/'.join(parts[-3:])
+    return parts[-1]
+
+
+def write(proposals, directory, reports, stack=None, results='results', notes=None):
+    """Apply *proposals* to the files in *directory* in one transaction (see
+    refstore); return the reference files written. An earlier interrupted
+    update is repaired first; what that did is appended to *notes*."""
     by_file = defaultdict(list)
     for prop in proposals:
         by_file[prop.samples.reference_file].append(prop)
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
-    written = []
-    with _locked(directory):
+    now = _now().isoformat(timespec='seconds')
+    report_paths = [portable_report_path(r, results) for r in reports]
+    written, contents = [], {}
+    with refstore.locked(directory):
+        repaired = refstore.repair(directory)
+        if notes is not None:
+            notes += repaired
         for name, props in sorted(by_file.items()):
             path = os.path.join(directory, name)
-            prov_path = os.path.join(directory, PROVENANCE_DIR, name)
-            os.makedirs(os.path.dirname(prov_path), exist_ok=True)
+            prov_name = os.path.join(PROVENANCE_DIR, name)
             refs = _load_yaml(path)
-            prov = _load_yaml(prov_path)
+            prov = _load_yaml(os.path.join(directory, prov_name))
             cases = defaultdict(list)
             for prop in props:
                 s = prop.samples
                 refs.setdefault(s.test, {})['$index'] = list(s.index)
                 _nested_set(refs, [s.test, *s.key, s.variable], prop.entry)
                 cases[(s.test, s.key)].append(prop)
+            contents[name] = _dump(refs, HEADER)
+            # The hash is taken of the entry as a reader of the file sees it.
+            stored = refprov.leaves(yaml.load(contents[name], Loader=_Loader))
             for (test, key), case_props in cases.items():
-                where = '/'.join(map(str, key))
+                where = refprov.where(key)
                 entries = prov.setdefault(test, {})
                 previous = entries.get(where)
                 history = []
@@ -291,7 +304,8 @@ def write(proposals, directory, reports, stack=None):
                 first = case_props[0].samples
                 entries[where] = {
                     'made': now,
-                    'reports': [os.path.abspath(r) for r in reports],
+                    refprov.HASH_KEY: refprov.entry_hash(stored[(test, where)]),
+                    'reports': report_paths,
                     'sessions': sorted(first.sessions),
                     'nodes': sorted(first.nodes),
                     'hardware': dict(first.facts),
@@ -310,16 +324,25 @@ def write(proposals, directory, reports, stack=None):
                     },
                     'history': history,
                 }
-            _atomic_write(path, refs, HEADER)
-            _atomic_write(prov_path, prov)
+            contents[prov_name] = _dump(prov)
             written.append(path)
+        refstore.commit(directory, contents)
     return written
 
 
-def _reframe_version():
-    try:
-        import reframe
+def _now():
+    # SOURCE_DATE_EPOCH (reproducible-builds.org) fixes the date a provenance
+    # records, so that two writes of one update are the same bytes.
+    epoch = os.environ.get('SOURCE_DATE_EPOCH')
+    utc = datetime.timezone.utc
+    if epoch and epoch.isdigit():
+        return datetime.datetime.fromtimestamp(int(epoch), utc)
+    return datetime.datetime.now(utc)
 
-        return reframe.VERSION
-    except (ImportError, AttributeError):
+
+def _reframe_version():
+    # The installed distribution's version: importing ReFrame costs 0.4 s.
+    try:
+        return importlib.metadata.version('ReFrame-HPC')
+    except importlib.metadata.PackageNotFoundError:
         return None

@@ -7,7 +7,14 @@ import subprocess
 import sys
 import time
 
-from clusterbench import refdata, runreport, sessionreport, verdict, verdictview
+from clusterbench import (
+    refdata,
+    refdir,
+    runreport,
+    sessionreport,
+    verdict,
+    verdictview,
+)
 from clusterbench.errors import ClusterbenchError
 
 
@@ -95,6 +102,10 @@ def run(
                 f'{path}: no such {what} (run from the project root or pass its path)'
             )
     refdata.check_directory(references)
+    # ReFrame must judge against the directory just validated, not its own
+    # default: one directory decides both.
+    env = {**os.environ, refdir.ENV: os.path.abspath(references)}
+    refdir.announce(references, out)
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
     extra = [*policy_options(config, system, extra), *extra]
@@ -102,7 +113,7 @@ def run(
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
     status = subprocess.call(
-        [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]]
+        [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]], env=env
     )
     if not os.path.exists(report):
         _remove_if_empty(prefix)

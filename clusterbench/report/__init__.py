@@ -12,6 +12,7 @@ import argparse
 import sys
 import time
 
+from clusterbench import refdir, reflookup
 from clusterbench.errors import ClusterbenchError
 
 DEFAULT_OUTPUT = 'results/report.html'
@@ -54,6 +55,12 @@ def add_arguments(p):
         'to <name>-data/ beside it',
     )
     p.add_argument('--title', default='clusterbench benchmark report')
+    p.add_argument(
+        '--references',
+        metavar='DIR',
+        help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
+        ' if set, else those ReFrame recorded in each report)',
+    )
     return p
 
 
@@ -67,9 +74,13 @@ def run(args, out=sys.stdout):
     runs = assemble.load_reports(args.reports)
     if args.history:
         runs += assemble.load_history(args.history, args.config)
+    references = refdir.chosen(getattr(args, 'references', None))
+    for one in runs if references else ():
+        reflookup.rejudge(one.data, references)
     data = assemble.assemble(runs, title=args.title)
     html, data_dir, plots, _ = render.write(data, args.output)
     elapsed = time.perf_counter() - start
+    refdir.announce(references or refdir.RECORDED, out)
     print(
         f'wrote {html} ({len(data.configs)} configuration(s), '
         f'{len(data.benchmarks)} figure(s), {len(plots)} plot(s)) and the '

@@ -1,0 +1,317 @@
+"""`references update --write` is one transaction: kill -9 anywhere, a full
+disk, or a second writer leave every file old or new, and provenance that
+matches its reference; `references check` names what is not, and `references
+repair` repairs it."""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import time
+
+import pytest
+import yaml
+from conftest import PROJECT
+from rfm import tool
+
+from clusterbench import cli, refprov, refstore
+
+REFERENCES = os.path.join(PROJECT, 'reference_data')
+SITE_OPTIONS = [
+    '--site-configs',
+    os.path.join(PROJECT, 'site_configs'),
+    '--checks',
+    os.path.join(PROJECT, 'reframe_checks'),
+]
+ALL = ('cgsolver', 'hpcc', 'netpipe', 'npb')
+LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+
+
+def _first_leaf(body):
+    """(index, typed key, figures) of the first reference entry of a test."""
+    index = body['$index']
+    level, key = body, []
+    for _ in index:
+        name = next(k for k in level if k != '$index')
+        key.append(name)
+        level = level[name]
+    return index, key, level
+
+
+def run_report(path, files=ALL, factor=1.01, uuid='s-new'):
+    """A ReFrame run report whose cases are the first entry of each reference
+    file, measured *factor* times its reference: an update of every file."""
+    cases = []
+    for name in files:
+        with open(os.path.join(REFERENCES, f'{name}.yaml')) as f:
+            refs = yaml.safe_load(f)
+        for test, body in refs.items():
+            index, key, figures = _first_leaf(body)
+            case = {
+                'name': test,
+                'display_name': test,
+                'unique_name': test,
+                'result': 'pass',
+                'fixture': False,
+                'reference_file': f'{name}.yaml',
+                'reference_index': index,
+                'processor_facts': {},
+                'job_nodelist': ['vm'],
+            }
+            for what, value in zip(index, key):
+                if what == '$partition':
+                    case['system'], case['partition'] = value.split(':')
+                elif what == '$environ':
+                    case['environ'] = value
+                elif what.startswith('$processor.'):
+                    case['processor_facts'][what.split('.', 1)[1]] = value
+                else:
+                    case[what] = value
+            part = f'{case["system"]}:{case["partition"]}'
+            case['perfvalues'] = {
+                f'{part}:{var}': [ref[0] * factor, *ref[:4], 'pass']
+                for var, ref in figures.items()
+            }
+            cases.append(case)
+    with open(path, 'w') as f:
+        json.dump(
+            {
+                'session_info': {'uuid': uuid, 'num_cases': len(cases)},
+                'runs': [{'testcases': cases}],
+            },
+            f,
+        )
+    return str(path)
+
+
+def update(directory, report, hook=None, wait=True):
+    env = {**os.environ, 'SOURCE_DATE_EPOCH': '1795000000'}
+    env.pop(refstore.STEP_HOOK, None)
+    if hook:
+        env[refstore.STEP_HOOK] = hook
+    cmd = [
+        tool('clusterbench'),
+        'references',
+        'update',
+        '--from',
+        report,
+        '--references',
+        str(directory),
+        '--write',
+    ]
+    if not wait:
+        return subprocess.Popen(
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def command(capsys, *args):
+    rc = cli.main(['references', *args])
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+def contents(directory):
+    """{relative path: (bytes, mode)} of every file of a reference directory."""
+    found = {}
+    for folder, _, names in os.walk(directory):
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, 'rb') as f:
+                found[os.path.relpath(path, directory)] = (
+                    f.read(),
+                    stat.S_IMODE(os.stat(path).st_mode),
+                )
+    return found
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A copy of reference_data/ with modes of its own (kept by every write)."""
+    directory = tmp_path / 'refs'
+    shutil.copytree(REFERENCES, directory)
+    os.chmod(directory / 'hpcc.yaml', 0o640)
+    os.chmod(directory / 'provenance' / 'npb.yaml', 0o604)
+    return directory
+
+
+def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
+    store, tmp_path, capsys
+):
+    report = run_report(tmp_path / 'report.json')
+    old = contents(store)
+    # The new version, and every step of the update that writes it.
+    done = tmp_path / 'done'
+    shutil.copytree(store, done)
+    trace = tmp_path / 'trace'
+    result = update(done, report, hook=f'trace:{trace}')
+    assert result.returncode == 0, result.stderr
+    new = contents(done)
+    changed = {rel for rel in old if old[rel][0] != new[rel][0]}
+    assert len(changed) == 2 * len(ALL)
+    assert all(old[rel][1] == new[rel][1] for rel in old)  # modes kept
+    steps = trace.read_text().splitlines()
+    assert len(steps) >= 50
+    commit = next(int(s.split()[0]) for s in steps if s.endswith(' committed'))
+    last = len(steps)
+    points = sorted({round(1 + i * (last - 1) / 49) for i in range(50)})
+    assert len(points) == 50 and points[0] == 1 and points[-1] == last
+
+    outcomes = {'old': 0, 'new': 0}
+    mismatches = 0
+    for k in points:
+        work = tmp_path / f'k{k}'
+        shutil.copytree(store, work)
+        killed = update(work, report, hook=f'kill:{k}')
+        assert killed.returncode == -9, (k, killed.stderr)
+        rc, out = command(capsys, 'check', str(work), *SITE_OPTIONS)
+        if rc == 0:
+            assert 'every reference entry matches its provenance: ok' in out
+            assert k == last, f'step {k} ({steps[k - 1]}) left a clean state early'
+        else:
+            assert 'interrupted update: ' in out, (k, out)
+            assert 'Traceback' not in out
+            step = steps[k - 1].split(' ', 1)[1]
+            if step.startswith('renamed ') and '/' not in step:
+                # A new reference beside its old provenance: named as such.
+                name = step.split()[1]
+                assert f'inconsistent: {work}/provenance/{name}: ' in out, out
+                mismatches += 1
+            rc, out = command(capsys, 'repair', '--references', str(work))
+            assert rc == 0, (k, out)
+            forward = k >= commit
+            assert ('rolled forward' if forward else 'rolled back') in out, (k, out)
+            # What check verifies, without its site-config part (time).
+            assert refprov.inconsistencies(str(work)) == [], k
+            assert refstore.leftovers(str(work)) == [], k
+        after = contents(work)
+        assert set(after) == set(old), (k, set(after) ^ set(old))
+        version = 'new' if k >= commit else 'old'
+        expected = new if version == 'new' else old
+        for rel, (data, mode) in after.items():
+            assert (data, mode) == expected[rel], (k, steps[k - 1], rel)
+            if rel.endswith('.yaml'):
+                yaml.load(data, Loader=LOADER)
+        outcomes[version] += 1
+        shutil.rmtree(work)
+    assert outcomes['old'] > 10 and outcomes['new'] > 10, outcomes
+    reference_renames = [
+        k
+        for k in points
+        if steps[k - 1].split(' ', 1)[1].startswith('renamed ')
+        and '/' not in steps[k - 1]
+    ]
+    assert mismatches == len(reference_renames) > 0
+
+
+def test_the_next_update_repairs_an_interrupted_one(store, tmp_path):
+    report = run_report(tmp_path / 'report.json', files=('hpcc',))
+    trace = tmp_path / 'trace'
+    shutil.copytree(store, tmp_path / 'x')
+    assert update(tmp_path / 'x', report, hook=f'trace:{trace}').returncode == 0
+    steps = trace.read_text().splitlines()
+    commit = next(int(s.split()[0]) for s in steps if s.endswith(' committed'))
+    assert update(store, report, hook=f'kill:{commit}').returncode == -9
+    result = update(store, report)
+    assert result.returncode == 0, result.stderr
+    assert 'rolled forward the interrupted update' in result.stdout
+    assert refprov.inconsistencies(str(store)) == []
+    assert refstore.leftovers(str(store)) == []
+
+
+def test_check_names_a_reference_changed_without_its_provenance(store, capsys):
+    path = store / 'hpcc.yaml'
+    path.write_text(path.read_text().replace('hpl: [86.65,', 'hpl: [99.0,'))
+    rc, out = command(capsys, 'check', str(store), *SITE_OPTIONS)
+    assert rc == 1
+    assert (
+        f'inconsistent: {store}/provenance/hpcc.yaml: HPCCCheck > '
+        'local:default/gnu-openmpi/x86_64_v4/AMD EPYC/2: does not match the '
+        f'reference entry in {store}/hpcc.yaml'
+    ) in out
+    rc, out = command(capsys, 'repair', '--references', str(store))
+    assert rc == 1
+    assert 'nothing to repair' in out and 'not repairable here' in out
+
+
+def test_a_second_writer_waits_for_the_first(store, tmp_path):
+    first_report = run_report(tmp_path / 'a.json', files=('hpcc',), uuid='s-a')
+    second_report = run_report(
+        tmp_path / 'b.json', files=('hpcc',), factor=1.02, uuid='s-b'
+    )
+    hold = tmp_path / 'hold'
+    hold.mkdir()
+    first = update(store, first_report, hook=f'pause:3:{hold}', wait=False)
+    deadline = time.monotonic() + 60
+    while not (hold / 'paused').exists():
+        assert first.poll() is None, first.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    trace = tmp_path / 'second-trace'
+    second = update(store, second_report, hook=f'trace:{trace}', wait=False)
+    time.sleep(1.0)
+    # The first holds the lock half way through its writes: the second has
+    # not taken a single step.
+    assert second.poll() is None and not trace.exists()
+    (hold / 'go').touch()
+    for proc in (first, second):
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+    prov = yaml.safe_load((store / 'provenance' / 'hpcc.yaml').read_text())
+    entry = prov['HPCCCheck']['local:default/gnu-openmpi/x86_64_v4/AMD EPYC/2']
+    assert entry['sessions'] == ['s-b']
+    assert entry['history'][0]['sessions'] == ['s-a']
+    assert refprov.inconsistencies(str(store)) == []
+    assert refstore.leftovers(str(store)) == []
+
+
+def test_a_new_file_gets_the_umask_mode(tmp_path):
+    report = run_report(tmp_path / 'r.json', files=('netpipe',))
+    refs = tmp_path / 'empty'
+    old = os.umask(0o027)
+    try:
+        result = update(refs, report)
+    finally:
+        os.umask(old)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(os.stat(refs / 'netpipe.yaml').st_mode) == 0o640
+    assert stat.S_IMODE(os.stat(refs / 'provenance' / 'netpipe.yaml').st_mode) == 0o640
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip('mounting a tmpfs needs root')
+    mount = tmp_path / 'tmpfs'
+    mount.mkdir()
+    done = subprocess.run(
+        ['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', str(mount)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f'cannot mount a tmpfs: {done.stderr.strip()}')
+    yield mount
+    subprocess.run(['umount', str(mount)], check=True)
+
+
+def test_room_for_the_reference_but_not_its_provenance(small_tmpfs, tmp_path, capsys):
+    refs = small_tmpfs / 'refs'
+    shutil.copytree(REFERENCES, refs)
+    report = run_report(tmp_path / 'r.json', files=('hpcc',))
+    # Leave room for the new hpcc.yaml (2 kB), not for its provenance (29 kB).
+    vfs = os.statvfs(small_tmpfs)
+    with open(small_tmpfs / 'filler', 'wb') as f:
+        f.write(b'\0' * (vfs.f_bavail * vfs.f_frsize - 16384))
+    before = contents(refs)
+    result = update(refs, report)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f'clusterbench: error: {refs}/provenance/hpcc.yaml: no space left on '
+        'device; nothing was changed'
+    ]
+    assert contents(refs) == before
+    rc, out = command(capsys, 'check', str(refs), *SITE_OPTIONS)
+    assert rc == 0, out
