@@ -239,6 +239,55 @@ def test_installed_binaries_in_a_prefix(tmp_path, fake_binaries):
     assert f'npb_prefix {fake_binaries.parent} has no mg.S.*' in out
 
 
+#: A directory name that runs two commands if a script uses it unquoted.
+HOSTILE = 'a b;touch pwned1;$(touch pwned2)'
+MARKERS = ('pwned1', 'pwned2')
+
+
+def markers_under(*roots):
+    return [
+        os.path.join(root, name)
+        for top in roots
+        for root, _, files in os.walk(top)
+        for name in files
+        if name in MARKERS
+    ]
+
+
+@needs_openmpi
+def test_a_prefix_with_shell_syntax_runs_nothing_and_the_benchmark_works(
+    tmp_path, fake_binaries
+):
+    prefix = tmp_path / HOSTILE
+    shutil.copytree(fake_binaries, prefix / 'bin')
+    rc, out, report = npb_run(
+        tmp_path / 'run', '-S', f'npb_prefix={prefix}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi', '--keep-stage-files',
+    )  # fmt: skip
+    assert rc == 0, out
+    (cg,) = cases(report).values()
+    assert cg['result'] == 'pass', cg['fail_reason']
+    assert figures(cg)['mops_total'] > 0
+    assert shlex.split(cg['executable']) == [str(prefix / 'bin' / 'cg.S.x')]
+    # The build's `ls` and the job script were run (kept), and ran nothing else.
+    (build,) = cases(report, fixtures=True).values()
+    for case in (build, cg):
+        assert os.path.isdir(case['stagedir'])
+    assert markers_under(tmp_path, PROJECT) == []
+
+
+def test_a_module_name_with_shell_syntax_fails_naming_it(tmp_path):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_module={HOSTILE}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc != 0
+    (build,) = cases(report, fixtures=True).values()
+    assert build['result'] == 'fail' and build['fail_phase'] == 'setup'
+    assert f'npb_module={HOSTILE!r}: not a module name' in build['fail_reason']
+    assert markers_under(tmp_path, PROJECT) == []
+
+
 SPACK_STUB = """\
 #!/bin/sh
 # A stand-in for spack (tests/test_npb_check.py): records its calls.

@@ -37,6 +37,7 @@ from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores
+from clusterbench.checks.shell import quote
 from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
 
@@ -320,7 +321,7 @@ class InstalledSuite(SpackBuilt):
     mpi = parameter(MPI_FLAVOURS)
 
     def offline_build(self):
-        self.executable = self.locate(self.spack_executable)
+        self.executable = quote(self.locate(self.spack_executable))
 
     def suite_prefix(self):
         return getattr(self, f'{self.suite}_prefix') or os.environ.get(

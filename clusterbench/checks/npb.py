@@ -48,6 +48,14 @@ from clusterbench import npb_makedef, npb_rules, spackenv
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.shell import (
+    module_name,
+    plain_path,
+    prepend_path,
+    quote,
+    quote_all,
+    words,
+)
 from clusterbench.checks.spack import (
     MPI_FLAVOURS,
     PROVENANCE,
@@ -128,11 +136,9 @@ def spack_npb_spec(env_dir, mpi=None, compiler=None, benchmark='', npb_class='')
 
 def _resolve_on_path(names, where):
     """Shell lines that set ``npb_exe`` to the first of *names* on PATH."""
-    lookups = ' || '.join(f'command -v {n}' for n in names)
-    return [
-        f'npb_exe=$({lookups}) || {{ echo "{where} provides none of '
-        f'{" ".join(names)} on PATH" >&2; exit 3; }}'
-    ]
+    lookups = ' || '.join(f'command -v {quote(n)}' for n in names)
+    why = quote(f'{where} provides none of {" ".join(names)} on PATH')
+    return [f'npb_exe=$({lookups}) || {{ echo {why} >&2; exit 3; }}']
 
 
 class _NPBVariables(rfm.RegressionTestPlugin):
@@ -267,9 +273,10 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
 
     def _setup_prefix(self):
         pattern = f'{self.benchmark}.{self.npb_class}.*'
+        prefix = glob.escape(self.npb_prefix)
         found = sorted(
-            glob.glob(os.path.join(self.npb_prefix, pattern))
-            + glob.glob(os.path.join(self.npb_prefix, 'bin', pattern))
+            glob.glob(os.path.join(prefix, pattern))
+            + glob.glob(os.path.join(prefix, 'bin', pattern))
         )
         self.skip_if(
             not found,
@@ -277,11 +284,11 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         )
         self.sourcesdir = None
         self.build_system = 'CustomBuild'
-        self.build_system.commands = ['ls -l ' + ' '.join(found)]
+        self.build_system.commands = ['ls -l ' + ' '.join(quote_all(found))]
 
     def _setup_module(self):
         self.sourcesdir = None
-        self.modules = [self.npb_module]
+        self.modules = [module_name(self.npb_module, 'npb_module')]
         self.build_system = 'CustomBuild'
         self.build_system.commands = ['true']
 
@@ -339,17 +346,17 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         if self.spack_spec == default_spack_spec(self.benchmark, self.npb_class):
             self.class_built = self.npb_class
         self.build_system = 'Spack'
-        self.build_system.environment = rel
-        self.build_system.specs = [self.spack_spec]
+        self.build_system.environment = plain_path(rel, 'npb_spack_env')
+        self.build_system.specs = [words(self.spack_spec)]
         self.build_system.emit_load_cmds = False
-        self.build_system.install_opts = list(self.spack_install_opts)
+        self.build_system.install_opts = quote_all(self.spack_install_opts)
         self.keep_files = [
             os.path.normpath(os.path.join(rel, spackenv.LOCKFILE)),
             os.path.normpath(os.path.join(rel, spackenv.MANIFEST)),
         ]
         self.spack_env = env_dir
         if os.environ.get('CLUSTERBENCH_SPACK'):
-            self.env_vars['PATH'] = f'{os.path.dirname(spack)}:$PATH'
+            self.env_vars['PATH'] = prepend_path(os.path.dirname(spack))
         return rel
 
     @run_before('compile')
@@ -399,17 +406,18 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             npb_makedef.executable_name(benchmark, npb_class, nprocs),
         ]
         if self.provided_by == 'source':
-            return [], self.binary
+            return [], quote(self.binary)
         if self.provided_by == 'prefix':
             found = installed_binary(self.npb_prefix, benchmark, npb_class, nprocs)
-            return [], found
+            return [], found and quote(found)
         if self.provided_by == 'module':
             return _resolve_on_path(names, f'module {self.npb_module}'), '"$npb_exe"'
         pre = []
         if os.environ.get('CLUSTERBENCH_SPACK'):
-            pre.append(f'export PATH={os.path.dirname(find_spack())}:$PATH')
+            pre.append(f'export PATH={prepend_path(os.path.dirname(find_spack()))}')
         pre.append(
-            f'eval "$(spack -e {self.spack_env_dir} load --sh {self.spack_spec})"'
+            f'eval "$(spack -e {quote(self.spack_env_dir)} load --sh '
+            f'{words(self.spack_spec)})"'
         )
         where = f'Spack environment {self.spack_env_dir}'
         return [*pre, *_resolve_on_path(names, where)], '"$npb_exe"'
