@@ -21,7 +21,7 @@ from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import npb_makedef, reflookup
+from clusterbench import npb_makedef, reflookup, runreport
 from clusterbench.checks import npb as checks_npb
 from clusterbench.parsers import npb
 
@@ -77,6 +77,17 @@ def test_without_npb_everything_is_skipped_with_one_line(tmp_path):
     assert len(reasons) == 16
     assert '-S npb_source=<unpacked NPB3.4-MPI tree>' in reasons[0]
     assert 'FAIL' not in out
+    # The skip happens in the NPBProvided fixture; each NPB row names why.
+    rows = failure_rows(tmp_path)
+    assert len(rows) == 16
+    for row in rows:
+        assert row.phase == runreport.SKIPPED
+        assert row.reason.startswith('NPB not provided: give -S npb_source=<'), row
+
+
+def failure_rows(prefix):
+    """The rows of tests that recorded no figure, as the verdict table has them."""
+    return runreport.figures_and_failures(os.path.join(prefix, 'report.json'))[1]
 
 
 @pytest.fixture(scope='module')
@@ -148,21 +159,61 @@ def test_an_unverified_run_fails_and_records_nothing(tmp_path, env, reason):
     assert not figures(case)
 
 
-def test_invalid_process_counts_and_memory_are_skipped_with_reasons(tmp_path):
+def test_an_invalid_process_count_given_explicitly_fails_naming_it(tmp_path):
     rc, out, report = npb_run(
         tmp_path, '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=S',
         '-S', 'npb_ranks=3', '-n', 'benchmark=(bt|lu|ep)', '-p', 'gnu-openmpi',
     )  # fmt: skip
-    assert rc == 0, out
+    assert rc != 0, out
     runs = cases(report)
     assert runs[('NPBCheck', 'ep', 'gnu-openmpi')]['result'] == 'pass'
     assert runs[('NPBCheck', 'ep', 'gnu-openmpi')]['num_tasks'] == 3
-    skipped = '\n'.join(skip_lines(out))
-    assert 'BT needs a square number of processes (1, 4, 9, 16, ...), not 3' in skipped
-    assert 'LU needs a process count x*y with y <= x <= 2y' in skipped
+    for bench in ('bt', 'lu'):
+        case = runs[('NPBCheck', bench, 'gnu-openmpi')]
+        assert case['result'] == 'fail' and case['fail_phase'] == 'setup'
+    rows = {r.test.split('=')[-1]: r for r in failure_rows(tmp_path)}
+    assert set(rows) == {'bt', 'lu'}
+    assert rows['bt'].phase == 'setup'
+    assert rows['bt'].reason == (
+        'npb_ranks=3: BT needs a square number of processes (1, 4, 9, 16, ...), not 3'
+    )
+    assert rows['lu'].reason.startswith(
+        'npb_ranks=3: LU needs a process count x*y with y <= x <= 2y'
+    )
 
-    rc, out, _ = npb_run(
-        tmp_path / 'big', '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=E',
+
+@pytest.mark.parametrize(
+    'setting, phase, reason',
+    [
+        (
+            'npb_class=Z',
+            'setup',
+            "NPBProvided %benchmark=cg failed: npb_class=Z: unknown NPB class 'Z' "
+            '(one of S W A B C D E F)',
+        ),
+        (
+            'npb_source=/nonexistent',
+            'setup',
+            'NPBProvided %benchmark=cg failed: /nonexistent: NPB source tree not found',
+        ),
+    ],
+)
+def test_bad_settings_fail_and_the_row_says_why(tmp_path, setting, phase, reason):
+    rc, out, report = npb_run(
+        tmp_path, '-S', setting, '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc != 0, out
+    (build,) = cases(report, fixtures=True).values()
+    assert build['result'] == 'fail'
+    (row,) = failure_rows(tmp_path)
+    assert (row.phase, row.reason) == (phase, reason)
+
+
+def test_defaults_npb_excludes_are_skipped_with_the_reason_on_the_row(tmp_path):
+    # Class E does not fit this machine's memory: the fixture is skipped (FT's
+    # smallest valid count already needs too much), and so is the run.
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=E',
         '-n', 'benchmark=(ft|is)', '-p', 'gnu-openmpi',
     )  # fmt: skip
     assert rc == 0, out
@@ -171,6 +222,16 @@ def test_invalid_process_counts_and_memory_are_skipped_with_reasons(tmp_path):
     assert 'IS class E: no valid process count up to' in skipped or (
         'IS class E on 64 processes needs about' in skipped
     )
+    (ft_build,) = [
+        c for (_, b, _), c in cases(report, fixtures=True).items() if b == 'ft'
+    ]
+    assert ft_build['result'] == 'skip'
+    assert ft_build['skip_reason'].startswith('FT class E on 1 processes needs about')
+    rows = {r.test.split('=')[-1]: r for r in failure_rows(tmp_path)}
+    assert set(rows) == {'ft', 'is'}
+    assert rows['ft'].phase == runreport.SKIPPED
+    assert rows['ft'].reason == ft_build['skip_reason']
+    assert all('no reason given' not in r.reason for r in rows.values())
 
 
 def test_33_tree_builds_for_the_session_process_count(tmp_path):

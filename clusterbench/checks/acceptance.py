@@ -35,6 +35,7 @@ from clusterbench.checks.npb import NPBBase
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.errors import ClusterbenchError
 
 # -- node battery --------------------------------------------------------------
@@ -135,7 +136,7 @@ class NodeCGBase(AcceptanceSpec, CGSolverBase):
 # -- scaling -------------------------------------------------------------------
 
 
-class ScalingPlugin(rfm.RegressionTestPlugin):
+class ScalingPlugin(RecordedSkip):
     """The node count as a parameter; counts the partition cannot hold skip.
 
     ``scaling_figure`` names the figure that speedup is computed from

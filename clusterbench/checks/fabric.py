@@ -26,6 +26,7 @@ from clusterbench.acceptance import outputs
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.shell import quote, quote_all
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.errors import ClusterbenchError
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
@@ -174,7 +175,11 @@ FIGURES = {
 
 
 class FabricBase(
-    AcceptanceSpec, JobStateCheck, ExternalReferences, rfm.RunOnlyRegressionTest
+    RecordedSkip,
+    AcceptanceSpec,
+    JobStateCheck,
+    ExternalReferences,
+    rfm.RunOnlyRegressionTest,
 ):
     """All-pairs latency, bandwidth and message rate between the nodes.
 

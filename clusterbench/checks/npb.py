@@ -56,6 +56,7 @@ from clusterbench.checks.shell import (
     quote_all,
     words,
 )
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.checks.spack import (
     MPI_FLAVOURS,
     PROVENANCE,
@@ -141,7 +142,7 @@ def _resolve_on_path(names, where):
     return [f'npb_exe=$({lookups}) || {{ echo {why} >&2; exit 3; }}']
 
 
-class _NPBVariables(rfm.RegressionTestPlugin):
+class _NPBVariables(RecordedSkip):
     """The variables the build fixture and the run share: set them with -S.
 
     ``-S name=value`` reaches the fixture and the run alike; a class set for
@@ -175,6 +176,17 @@ class _NPBVariables(rfm.RegressionTestPlugin):
         if self.npb_ranks:
             return self.npb_ranks
         return npb_rules.default_ranks(benchmark, self.npb_class, self._npb_cores())
+
+    def _explicit_ranks_valid(self, benchmark):
+        """A process count given with -S that NPB refuses fails, naming it.
+
+        (The default count is the largest valid one, or the test is skipped
+        with the reason.)
+        """
+        if self.npb_ranks:
+            problem = npb_rules.rank_problem(benchmark, self.npb_class, self.npb_ranks)
+            if problem:
+                raise ReframeError(f'npb_ranks={self.npb_ranks}: {problem}')
 
     def _npb_not_provided(self, benchmark):
         part = self.current_partition
@@ -228,10 +240,11 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
 
     @run_after('setup')
     def _choose_provider(self):
-        self.skip_if(
-            npb_rules.class_problem(self.benchmark, self.npb_class),
-            npb_rules.class_problem(self.benchmark, self.npb_class),
-        )
+        problem = npb_rules.class_problem(self.benchmark, self.npb_class)
+        if self.npb_class not in npb_rules.CLASSES:
+            # Given explicitly and wrong: a failure naming it, not a skip.
+            raise ReframeError(f'npb_class={self.npb_class}: {problem}')
+        self.skip_if(problem, problem)
         self.check_build_mode()
         provided_by = provider(
             self.npb_source, self.npb_prefix, self.npb_module, self.build_mode
@@ -260,6 +273,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         self.class_built = self.npb_class
         ranks = self._npb_ranks(self.benchmark) or 1
         if tree.nprocs_at_compile_time:
+            self._explicit_ranks_valid(self.benchmark)
             self.built_ranks = ranks
         self.sourcesdir = tree.path
         self.build_system = 'CustomBuild'
@@ -499,6 +513,7 @@ class NPBBase(
             f'{bench.upper()} class {cls}: no valid process count up to '
             f'{self._npb_cores()} cores; set -S npb_ranks',
         )
+        self._explicit_ranks_valid(bench)
         reason = npb_rules.rank_problem(bench, cls, ranks)
         self.skip_if(reason, reason)
         self.skip_if(

@@ -52,6 +52,7 @@ from reframe.core.logging import getlogger
 
 from clusterbench import spackenv
 from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
+from clusterbench.checks.skipreason import RecordedSkip
 
 BUILD_MODES = ('offline', 'spack')
 #: MPI flavours a check may be built against (a partition offers a subset).
@@ -97,7 +98,7 @@ class BuildProvenance(rfm.RegressionTestPlugin):
     spack_lock_sha256 = variable(str, value='')
 
 
-class SpackBuild(BuildProvenance):
+class SpackBuild(RecordedSkip, BuildProvenance):
     """Building the check's ``spack_package`` from the partition's environment.
 
     The variables, the build and the after-build lock check; no hooks that

@@ -615,7 +615,9 @@ class _Builder:
             str(info.get('cmdline', '')),
         )
         self.sources.append(source)
-        for case in runreport.cases(run.data, run.source):
+        found = runreport.cases(run.data, run.source)
+        index = runreport.case_index(found)
+        for case in found:
             if case.get('fixture'):
                 continue
             uid = case.get('uuid')
@@ -627,7 +629,7 @@ class _Builder:
             if case.get('result') == 'skip':
                 # Not run here by design (e.g. inter-node on one node): no
                 # configuration of its own, no failure; the reason is listed.
-                reason = _one_line(case.get('skip_reason') or case.get('fail_reason'))
+                _, reason = runreport.not_run(case, index)
                 self.skipped.append(
                     (
                         case['system'],
