@@ -14,6 +14,7 @@ from clusterbench import (
     report,
     runner,
     runreport,
+    selection,
     sessionreport,
     spackenv,
     verdict,
@@ -101,6 +102,7 @@ def _replay(args):
 
 
 def _run(args):
+    selection.check_system_name(args.system)
     return runner.run(
         args.config or f'site_configs/{args.system.split(":")[0]}.py',
         args.checks,
@@ -108,6 +110,7 @@ def _run(args):
         args.results,
         args.references,
         extra=args.reframe_args,
+        wait=not args.no_wait,
     )
 
 
@@ -220,6 +223,12 @@ def parser():
     run.add_argument('--checks', default='reframe_checks')
     run.add_argument('--results', default='results')
     run.add_argument('--references', default='reference_data')
+    run.add_argument(
+        '--no-wait',
+        action='store_true',
+        help='refuse, rather than wait, when another session is measuring on '
+        'this node (local partitions)',
+    )
     run.add_argument(
         'reframe_args',
         nargs=argparse.REMAINDER,
