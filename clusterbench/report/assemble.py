@@ -174,10 +174,6 @@ class Config:
         return ' '.join(parts)
 
 
-def _one_line(text):
-    return ' '.join(str(text or 'no reason given').split())
-
-
 def _plural(n, word):
     return f'{n} {word}' if n == 1 else f'{n} {word}s'
 
