@@ -367,13 +367,16 @@ exit 0
 
 
 @needs_openmpi
-def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
-    stub = tmp_path / 'stub' / 'spack'
-    stub.parent.mkdir()
+@pytest.mark.parametrize('where', ['plain', HOSTILE])
+def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries, where):
+    # Spack and the environment in a directory named `where`: a hostile name
+    # reaches the build and job scripts (PATH, spack -e) and must run nothing.
+    stub = tmp_path / where / 'stub' / 'spack'
+    stub.parent.mkdir(parents=True)
     log = tmp_path / 'calls.log'
     stub.write_text(SPACK_STUB.format(log=log, bindir=fake_binaries))
     stub.chmod(0o755)
-    env_dir = tmp_path / 'env'
+    env_dir = tmp_path / where / 'env'
     env_dir.mkdir()
     (env_dir / 'spack.yaml').write_text('spack:\n  specs: []\n  view: false\n')
     rc, out, report = npb_run(
@@ -398,6 +401,7 @@ def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
         assert case['spack_spec'] == spec
         assert case['spack_root_hash'] == 'abc123'
     assert run['mpi'] == 'openmpi' and run['compiler'] == 'gcc'
+    assert markers_under(tmp_path, PROJECT) == []
 
 
 def test_without_build_mode_spack_a_spack_on_path_is_not_used(tmp_path):
