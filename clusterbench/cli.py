@@ -19,6 +19,7 @@ from clusterbench import (
     report,
     runner,
     runreport,
+    selection,
     sessionreport,
     spackenv,
     trend,
@@ -201,6 +202,7 @@ def _replay(args):
 
 
 def _run(args):
+    selection.check_system_name(args.system)
     return runner.run(
         args.config or f'site_configs/{args.system.split(":")[0]}.py',
         args.checks,
@@ -212,6 +214,7 @@ def _run(args):
         verbose=args.verbose,
         show_all=args.show_all,
         junit=args.junit,
+        wait=not args.no_wait,
     )
 
 
@@ -380,6 +383,12 @@ def parser():
         '--junit',
         metavar='FILE',
         help='also write the verdicts as JUnit XML (one testcase per figure)',
+    )
+    run.add_argument(
+        '--no-wait',
+        action='store_true',
+        help='refuse, rather than wait, when another session is measuring on '
+        'this node (local partitions)',
     )
     run.add_argument(
         'reframe_args',

@@ -18,6 +18,7 @@ releases before 3.4.1 also write hexadecimal constants as ``X'...'`` in
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -162,7 +163,12 @@ def makedef(
     rand='randi8',
     origin='clusterbench',
 ):
-    """The text of ``config/make.def`` for *tree* (a :class:`SourceTree`)."""
+    """The text of ``config/make.def`` for *tree* (a :class:`SourceTree`).
+
+    Compilers and flags are words of make's recipes, which a shell runs: each
+    word is quoted for the shell and its ``$`` kept from make.
+    """
+    fc, cc, fflags, cflags = map(_recipe_words, (fc, cc, fflags, cflags))
     fvar = tree.fortran_variable
     lines = [
         f'# NPB {tree.version} config/make.def written by {origin}.',
@@ -185,6 +191,10 @@ def makedef(
         f'RAND = {rand}',
     ]
     return '\n'.join(lines) + '\n'
+
+
+def _recipe_words(text):
+    return ' '.join(shlex.quote(w).replace('$', '$$') for w in str(text).split())
 
 
 def build_commands(tree, benchmark, npb_class, nprocs, makedef_file):

@@ -8,9 +8,11 @@ import sys
 import time
 
 from clusterbench import (
+    nodelock,
     refdata,
     refdir,
     runreport,
+    selection,
     sessionreport,
     verdict,
     verdictview,
@@ -83,6 +85,16 @@ def policy_options(config, system, extra=()):
     return []
 
 
+def node_lock(config, system, wait=True):
+    """This node's lock, taken, if a partition of *system* runs its jobs here
+    (``local`` scheduler): one measuring session at a time; else ``None``."""
+    if not any(p.get('scheduler') == 'local' for p in _partitions(config, system)):
+        return None
+    lock = nodelock.NodeLock()
+    lock.acquire(wait=wait)
+    return lock
+
+
 def run(
     config,
     checks,
@@ -95,7 +107,9 @@ def run(
     verbose=False,
     show_all=False,
     junit=None,
+    wait=True,
 ):
+    selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
             raise ClusterbenchError(
@@ -106,17 +120,29 @@ def run(
     # default: one directory decides both.
     env = {**os.environ, refdir.ENV: os.path.abspath(references)}
     refdir.announce(references, out)
+    lock = node_lock(config, system, wait)
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
     extra = [*policy_options(config, system, extra), *extra]
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
-    status = subprocess.call(
-        [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]], env=env
-    )
+    try:
+        if lock:
+            lock.record(f'pid {os.getpid()}, session {prefix}')
+        status = subprocess.call(
+            [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]], env=env
+        )
+    finally:
+        if lock:
+            lock.release()
     if not os.path.exists(report):
         _remove_if_empty(prefix)
+        if status == 0:
+            environs = {
+                e for p in _partitions(config, system) for e in p.get('environs', [])
+            }
+            raise ClusterbenchError(selection.nothing_selected(system, environs, extra))
         raise ClusterbenchError(
             f'ReFrame wrote no report (exit {status}); see its error above'
         )

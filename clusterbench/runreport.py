@@ -84,7 +84,9 @@ def figures_and_failures(path):
 def extract(data, path):
     """Figures and failures of one parsed report (*path* names it in errors)."""
     figures, failures = [], []
-    for case in cases(data, path):
+    found = cases(data, path)
+    index = case_index(found)
+    for case in found:
         if case.get('fixture'):
             continue
         # "name" is the test with its parameters, without a --repeat suffix.
@@ -92,21 +94,81 @@ def extract(data, path):
         run_index = case.get('run_index') or 0
         phase = case.get('fail_phase')
         # A failed sanity check (or anything before it) leaves no figure.
-        if case.get('result') == 'skip':
+        if case.get('result') in ('skip', 'fail_deps'):
             # A skip is a stated reason (no NPB tree, no Spack), not a failure.
-            # ReFrame's report drops the skip message; our checks keep it.
-            reason = _one_line(case.get('skip_reason') or case.get('fail_reason'))
-            failures.append(Failure(*ident, SKIPPED, reason, run_index))
+            # ReFrame's report drops the skip message; our checks keep it. A
+            # test skipped for its fixture's sake takes the fixture's reason.
+            failures.append(Failure(*ident, *not_run(case, index), run_index))
             continue
         if case.get('result') not in ('pass', 'xfail') and phase != 'performance':
-            reason = _one_line(case.get('fail_reason'))
-            # ReFrame prefixes the phase ("sanity error: ..."); the row names it.
-            reason = reason.removeprefix(f'{phase} error: ')
+            reason = _failure_reason(case)
             failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
             continue
         for key, values in (case.get('perfvalues') or {}).items():
             figures.append(_figure(ident, key, values, run_index, path))
     return figures, failures
+
+
+def case_index(found):
+    """The test cases of a report by how their dependents name them."""
+    return {_case_key(c): c for c in found}
+
+
+def not_run(case, index):
+    """(phase, reason) of a test case skipped, or not run for its dependencies.
+
+    Its own skip reason; else that of the fixture or dependency it waited for
+    (*index*: :func:`case_index` of its report).
+    """
+    phase, reason = SKIPPED, case.get('skip_reason') or case.get('fail_reason')
+    if not reason:
+        phase, reason = _dependency_reason(case, index)
+    if case.get('result') == 'fail_deps' and phase == SKIPPED:
+        phase = 'unknown'
+    return phase, _one_line(reason)
+
+
+def _case_key(case):
+    """How ``dependencies_actual`` names a test case of the same run."""
+    return (
+        case.get('run_index') or 0,
+        case.get('unique_name'),
+        f'{case.get("system")}:{case.get("partition")}',
+        case.get('environ'),
+    )
+
+
+def _dependency_reason(case, index, depth=0):
+    """(phase, reason) of the first dependency that did not pass.
+
+    A skipped dependency gives its own skip reason; a failed one the phase and
+    reason of its failure, named, since the dependent never ran.
+    """
+    for dep in case.get('dependencies_actual') or []:
+        if not isinstance(dep, (list, tuple)) or len(dep) != 3:
+            continue
+        found = index.get((case.get('run_index') or 0, *dep))
+        if found is None or found.get('result') in ('pass', 'xfail') or depth > 8:
+            continue
+        name = str(found.get('display_name') or found.get('name')).split(' ~')[0]
+        if found.get('result') in ('skip', 'fail_deps'):
+            reason = found.get('skip_reason') or found.get('fail_reason')
+            if reason:
+                return SKIPPED, reason
+            return _dependency_reason(found, index, depth + 1)
+        return found.get('fail_phase') or 'unknown', f'{name} failed: ' + (
+            _failure_reason(found)
+        )
+    return SKIPPED, None
+
+
+def _failure_reason(case):
+    # ReFrame prefixes the phase ("sanity error: ...") or the kind of error
+    # ("reframe error: ..."); the row names the phase itself.
+    reason = _one_line(case.get('fail_reason'))
+    for prefix in (f'{case.get("fail_phase")} error: ', 'reframe error: '):
+        reason = reason.removeprefix(prefix)
+    return reason
 
 
 def _figure(ident, key, values, run_index, path):

@@ -10,7 +10,7 @@ installed suites run the real ones.
 import os
 
 import pytest
-from conftest import read
+from conftest import PROJECT, read
 from rfm import reframe
 
 from clusterbench import curves
@@ -260,6 +260,43 @@ def test_imb_figures_are_those_of_the_output(played_back_imb):
     assert figures['allreduce_latency_1MiB'] == 757.06  # t_avg
     assert figures['barrier_latency'] == 0.57
     assert figures['bcast_latency_1KiB'] == 1.20
+
+
+def test_prefixes_with_shell_syntax_run_nothing_and_the_suites_work(
+    tmp_path, fixtures_dir
+):
+    # Directory names that run two commands if a script uses them unquoted.
+    osu_prefix = tmp_path / 'osu a b;touch pwned1;$(touch pwned2)'
+    imb_prefix = tmp_path / 'imb a b;touch pwned3;$(touch pwned4)'
+    stand_in(
+        osu_prefix, 'osu_latency', os.path.join(fixtures_dir, 'osu', 'osu_latency.out')
+    )
+    stand_in(
+        imb_prefix, 'IMB-MPI1', os.path.join(fixtures_dir, 'imb', 'IMB-MPI1.np2.out')
+    )
+    rc, log, report = reframe(
+        tmp_path / 'run', '-p', 'gnu-openmpi',
+        '-n', f'{OSU_P2P}%benchmark=osu_latency', '-n', IMB_P2P,
+        '-S', f'osu_prefix={osu_prefix}', '-S', f'imb_prefix={imb_prefix}',
+        '-S', 'imb_benchmarks=PingPong,Sendrecv,Exchange', '-S', 'imb_max_log2=22',
+        '--keep-stage-files', env=NO_PREFIX,
+    )  # fmt: skip
+    assert rc == 0, log
+    found = {c['name'].split()[0]: c for c in cases_of(report)}
+    assert set(found) == {'OSUPointToPointCheck', 'IMBPointToPointCheck'}
+    for case in found.values():
+        assert case['result'] == 'pass', case['fail_reason']
+        assert values(case)
+    assert values(found['OSUPointToPointCheck'])['latency_8B'] == 0.17
+    assert values(found['IMBPointToPointCheck'])['pingpong_latency_0B'] == 0.43
+    markers = [
+        name
+        for top in (tmp_path, PROJECT)
+        for _, _, files in os.walk(top)
+        for name in files
+        if name.startswith('pwned')
+    ]
+    assert markers == []
 
 
 @pytest.mark.parametrize(

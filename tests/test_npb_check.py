@@ -21,7 +21,7 @@ from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import npb_makedef, reflookup
+from clusterbench import npb_makedef, reflookup, runreport
 from clusterbench.checks import npb as checks_npb
 from clusterbench.parsers import npb
 
@@ -77,6 +77,17 @@ def test_without_npb_everything_is_skipped_with_one_line(tmp_path):
     assert len(reasons) == 16
     assert '-S npb_source=<unpacked NPB3.4-MPI tree>' in reasons[0]
     assert 'FAIL' not in out
+    # The skip happens in the NPBProvided fixture; each NPB row names why.
+    rows = failure_rows(tmp_path)
+    assert len(rows) == 16
+    for row in rows:
+        assert row.phase == runreport.SKIPPED
+        assert row.reason.startswith('NPB not provided: give -S npb_source=<'), row
+
+
+def failure_rows(prefix):
+    """The rows of tests that recorded no figure, as the verdict table has them."""
+    return runreport.figures_and_failures(os.path.join(prefix, 'report.json'))[1]
 
 
 @pytest.fixture(scope='module')
@@ -148,21 +159,61 @@ def test_an_unverified_run_fails_and_records_nothing(tmp_path, env, reason):
     assert not figures(case)
 
 
-def test_invalid_process_counts_and_memory_are_skipped_with_reasons(tmp_path):
+def test_an_invalid_process_count_given_explicitly_fails_naming_it(tmp_path):
     rc, out, report = npb_run(
         tmp_path, '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=S',
         '-S', 'npb_ranks=3', '-n', 'benchmark=(bt|lu|ep)', '-p', 'gnu-openmpi',
     )  # fmt: skip
-    assert rc == 0, out
+    assert rc != 0, out
     runs = cases(report)
     assert runs[('NPBCheck', 'ep', 'gnu-openmpi')]['result'] == 'pass'
     assert runs[('NPBCheck', 'ep', 'gnu-openmpi')]['num_tasks'] == 3
-    skipped = '\n'.join(skip_lines(out))
-    assert 'BT needs a square number of processes (1, 4, 9, 16, ...), not 3' in skipped
-    assert 'LU needs a process count x*y with y <= x <= 2y' in skipped
+    for bench in ('bt', 'lu'):
+        case = runs[('NPBCheck', bench, 'gnu-openmpi')]
+        assert case['result'] == 'fail' and case['fail_phase'] == 'setup'
+    rows = {r.test.split('=')[-1]: r for r in failure_rows(tmp_path)}
+    assert set(rows) == {'bt', 'lu'}
+    assert rows['bt'].phase == 'setup'
+    assert rows['bt'].reason == (
+        'npb_ranks=3: BT needs a square number of processes (1, 4, 9, 16, ...), not 3'
+    )
+    assert rows['lu'].reason.startswith(
+        'npb_ranks=3: LU needs a process count x*y with y <= x <= 2y'
+    )
 
-    rc, out, _ = npb_run(
-        tmp_path / 'big', '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=E',
+
+@pytest.mark.parametrize(
+    'setting, phase, reason',
+    [
+        (
+            'npb_class=Z',
+            'setup',
+            "NPBProvided %benchmark=cg failed: npb_class=Z: unknown NPB class 'Z' "
+            '(one of S W A B C D E F)',
+        ),
+        (
+            'npb_source=/nonexistent',
+            'setup',
+            'NPBProvided %benchmark=cg failed: /nonexistent: NPB source tree not found',
+        ),
+    ],
+)
+def test_bad_settings_fail_and_the_row_says_why(tmp_path, setting, phase, reason):
+    rc, out, report = npb_run(
+        tmp_path, '-S', setting, '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc != 0, out
+    (build,) = cases(report, fixtures=True).values()
+    assert build['result'] == 'fail'
+    (row,) = failure_rows(tmp_path)
+    assert (row.phase, row.reason) == (phase, reason)
+
+
+def test_defaults_npb_excludes_are_skipped_with_the_reason_on_the_row(tmp_path):
+    # Class E does not fit this machine's memory: the fixture is skipped (FT's
+    # smallest valid count already needs too much), and so is the run.
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_source={FAKE_TREE}', '-S', 'npb_class=E',
         '-n', 'benchmark=(ft|is)', '-p', 'gnu-openmpi',
     )  # fmt: skip
     assert rc == 0, out
@@ -171,6 +222,16 @@ def test_invalid_process_counts_and_memory_are_skipped_with_reasons(tmp_path):
     assert 'IS class E: no valid process count up to' in skipped or (
         'IS class E on 64 processes needs about' in skipped
     )
+    (ft_build,) = [
+        c for (_, b, _), c in cases(report, fixtures=True).items() if b == 'ft'
+    ]
+    assert ft_build['result'] == 'skip'
+    assert ft_build['skip_reason'].startswith('FT class E on 1 processes needs about')
+    rows = {r.test.split('=')[-1]: r for r in failure_rows(tmp_path)}
+    assert set(rows) == {'ft', 'is'}
+    assert rows['ft'].phase == runreport.SKIPPED
+    assert rows['ft'].reason == ft_build['skip_reason']
+    assert all('no reason given' not in r.reason for r in rows.values())
 
 
 def test_33_tree_builds_for_the_session_process_count(tmp_path):
@@ -239,6 +300,55 @@ def test_installed_binaries_in_a_prefix(tmp_path, fake_binaries):
     assert f'npb_prefix {fake_binaries.parent} has no mg.S.*' in out
 
 
+#: A directory name that runs two commands if a script uses it unquoted.
+HOSTILE = 'a b;touch pwned1;$(touch pwned2)'
+MARKERS = ('pwned1', 'pwned2')
+
+
+def markers_under(*roots):
+    return [
+        os.path.join(root, name)
+        for top in roots
+        for root, _, files in os.walk(top)
+        for name in files
+        if name in MARKERS
+    ]
+
+
+@needs_openmpi
+def test_a_prefix_with_shell_syntax_runs_nothing_and_the_benchmark_works(
+    tmp_path, fake_binaries
+):
+    prefix = tmp_path / HOSTILE
+    shutil.copytree(fake_binaries, prefix / 'bin')
+    rc, out, report = npb_run(
+        tmp_path / 'run', '-S', f'npb_prefix={prefix}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi', '--keep-stage-files',
+    )  # fmt: skip
+    assert rc == 0, out
+    (cg,) = cases(report).values()
+    assert cg['result'] == 'pass', cg['fail_reason']
+    assert figures(cg)['mops_total'] > 0
+    assert shlex.split(cg['executable']) == [str(prefix / 'bin' / 'cg.S.x')]
+    # The build's `ls` and the job script were run (kept), and ran nothing else.
+    (build,) = cases(report, fixtures=True).values()
+    for case in (build, cg):
+        assert os.path.isdir(case['stagedir'])
+    assert markers_under(tmp_path, PROJECT) == []
+
+
+def test_a_module_name_with_shell_syntax_fails_naming_it(tmp_path):
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_module={HOSTILE}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc != 0
+    (build,) = cases(report, fixtures=True).values()
+    assert build['result'] == 'fail' and build['fail_phase'] == 'setup'
+    assert f'npb_module={HOSTILE!r}: not a module name' in build['fail_reason']
+    assert markers_under(tmp_path, PROJECT) == []
+
+
 SPACK_STUB = """\
 #!/bin/sh
 # A stand-in for spack (tests/test_npb_check.py): records its calls.
@@ -257,13 +367,16 @@ exit 0
 
 
 @needs_openmpi
-def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
-    stub = tmp_path / 'stub' / 'spack'
-    stub.parent.mkdir()
+@pytest.mark.parametrize('where', ['plain', HOSTILE])
+def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries, where):
+    # Spack and the environment in a directory named `where`: a hostile name
+    # reaches the build and job scripts (PATH, spack -e) and must run nothing.
+    stub = tmp_path / where / 'stub' / 'spack'
+    stub.parent.mkdir(parents=True)
     log = tmp_path / 'calls.log'
     stub.write_text(SPACK_STUB.format(log=log, bindir=fake_binaries))
     stub.chmod(0o755)
-    env_dir = tmp_path / 'env'
+    env_dir = tmp_path / where / 'env'
     env_dir.mkdir()
     (env_dir / 'spack.yaml').write_text('spack:\n  specs: []\n  view: false\n')
     rc, out, report = npb_run(
@@ -288,6 +401,7 @@ def test_spack_builds_npb_in_the_partition_environment(tmp_path, fake_binaries):
         assert case['spack_spec'] == spec
         assert case['spack_root_hash'] == 'abc123'
     assert run['mpi'] == 'openmpi' and run['compiler'] == 'gcc'
+    assert markers_under(tmp_path, PROJECT) == []
 
 
 def test_without_build_mode_spack_a_spack_on_path_is_not_used(tmp_path):

@@ -133,6 +133,23 @@ def test_makedef_values_as_make_reads_them(tmp_path):
     ]  # fmt: skip
 
 
+def test_flags_with_shell_and_make_syntax_reach_the_compiler_as_given(tmp_path):
+    tree = md.inspect_tree(FAKE_TREE)
+    hostile = '-O2 -DX=a;touch pwned1 $(shell touch pwned2) `touch pwned3` $$HOME'
+    text = md.makedef(tree, 'mpif90.openmpi', 'mpicc.openmpi', fflags=hostile)
+    (tmp_path / 'make.def').write_text(text)
+    # A recipe runs the flags as the compile line would: one word a line.
+    (tmp_path / 'Makefile').write_text(
+        "include make.def\nshow:\n\t@printf '%s\\n' $(FFLAGS)\n"
+    )
+    out = subprocess.run(
+        ['make', '-s', 'show'], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == hostile.split()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith('pwned')]
+
+
 def _build(tree, fflags, bench='cg', cls='S', nprocs=2):
     info = md.inspect_tree(str(tree))
     text = md.makedef(info, 'mpif90.openmpi', 'mpicc.openmpi', fflags=fflags)

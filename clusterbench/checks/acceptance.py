@@ -34,6 +34,8 @@ from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.npb import NPBBase
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
+from clusterbench.checks.shell import quote
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.errors import ClusterbenchError
 
 # -- node battery --------------------------------------------------------------
@@ -91,7 +93,7 @@ class NodeProbeBase(
         self.num_cpus_per_task = 1
         self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
         self.env_vars['OMP_NUM_THREADS'] = '1'
-        self.executable = self.fabric_build.nodeprobe_path
+        self.executable = quote(self.fabric_build.nodeprobe_path)
         self.executable_opts = [
             '--stream-reps',
             str(self.stream_reps),
@@ -134,7 +136,7 @@ class NodeCGBase(AcceptanceSpec, CGSolverBase):
 # -- scaling -------------------------------------------------------------------
 
 
-class ScalingPlugin(rfm.RegressionTestPlugin):
+class ScalingPlugin(RecordedSkip):
     """The node count as a parameter; counts the partition cannot hold skip.
 
     ``scaling_figure`` names the figure that speedup is computed from

@@ -18,6 +18,7 @@ from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.profiling import agrees_with_cgsolver
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
+from clusterbench.checks.shell import quote, quote_all
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import cgsolver
 
@@ -36,7 +37,10 @@ class CGSolverBuild(rfm.CompileOnlyRegressionTest):
     @run_before('compile')
     def _use_environment_compiler(self):
         # An out-of-tree build: objects left in the source tree never leak in.
-        self.build_system.options = [f'CC={self.current_environ.cc}', 'BUILD=build']
+        self.build_system.options = [
+            f'CC={quote(self.current_environ.cc)}',
+            'BUILD=build',
+        ]
         self.build_system.max_concurrency = 2
 
     @sanity_function
@@ -113,21 +117,23 @@ class CGSolverBase(
         self.num_tasks = per_node * self.num_nodes
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = '1'
-        self.executable = self.cgsolver_build.executable_path
-        self.executable_opts = [
-            '--class',
-            self.problem_class,
-            '--stencil',
-            str(self.stencil),
-            '--variant',
-            self.variant,
-            '--precond',
-            self.precond,
-            '--scaling',
-            self.scaling,
-            '--tol',
-            str(self.tolerance),
-        ]
+        self.executable = quote(self.cgsolver_build.executable_path)
+        self.executable_opts = quote_all(
+            [
+                '--class',
+                self.problem_class,
+                '--stencil',
+                str(self.stencil),
+                '--variant',
+                self.variant,
+                '--precond',
+                self.precond,
+                '--scaling',
+                self.scaling,
+                '--tol',
+                str(self.tolerance),
+            ]
+        )
 
     def _result(self):
         expected = {

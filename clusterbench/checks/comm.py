@@ -37,6 +37,8 @@ from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores
+from clusterbench.checks.shell import quote
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
 
@@ -149,7 +151,13 @@ def verified_output(verify, path, exitcode, what):
         raise SanityError(str(err)) from None
 
 
-class CommBase(DeclaredLinkPeak, JobStateCheck, ExternalReferences, rfm.RegressionTest):
+class CommBase(
+    RecordedSkip,
+    DeclaredLinkPeak,
+    JobStateCheck,
+    ExternalReferences,
+    rfm.RegressionTest,
+):
     """Base of the communication checks (not registered).
 
     A full test (build, then run) because some suites are built by Spack
@@ -172,13 +180,6 @@ class CommBase(DeclaredLinkPeak, JobStateCheck, ExternalReferences, rfm.Regressi
     curves = variable(typ.Dict[str, object], value={})
     #: The curve tables kept with the outputs.
     curve_files = variable(typ.List[str], value=[])
-    #: Why the test was skipped (ReFrame's report does not keep the message).
-    skip_reason = variable(str, value='')
-
-    def skip_with(self, msg):
-        self.skip_reason = msg
-        self.skip(msg)
-
     # -- placement and pinning -------------------------------------------
 
     def place(self, num_tasks, per_node):
@@ -187,7 +188,7 @@ class CommBase(DeclaredLinkPeak, JobStateCheck, ExternalReferences, rfm.Regressi
             raise ReframeError(f'pin_ranks={self.pin_ranks!r}: use core or none')
         cores = node_cores(self.current_partition)
         if per_node > cores and self.pin_ranks == 'core':
-            self.skip_with(
+            self.skip(
                 f'{per_node} ranks per node need {per_node} cores, '
                 f'{self.current_partition.fullname} has {cores}'
             )
@@ -276,7 +277,7 @@ class PointToPointBase(CommBase):
         if self.placement == 'inter':
             nodes = partition_nodes(self.current_partition)
             if nodes is not None and nodes < 2:
-                self.skip_with(
+                self.skip(
                     f'{self.current_partition.fullname} has one node: the '
                     f'inter-node variant needs two (placement=intra runs)'
                 )
@@ -320,7 +321,7 @@ class InstalledSuite(SpackBuilt):
     mpi = parameter(MPI_FLAVOURS)
 
     def offline_build(self):
-        self.executable = self.locate(self.spack_executable)
+        self.executable = quote(self.locate(self.spack_executable))
 
     def suite_prefix(self):
         return getattr(self, f'{self.suite}_prefix') or os.environ.get(
@@ -334,21 +335,21 @@ class InstalledSuite(SpackBuilt):
         if not prefix:
             if self.suite in env.features:
                 return name
-            self.skip_with(
+            self.skip(
                 f'{self.suite_title} not installed: give its prefix with '
                 f'-S {self.suite}_prefix=DIR (or CLUSTERBENCH_{self.suite.upper()}'
                 f'_PREFIX=DIR), or use an environment with feature {self.suite!r}'
             )
         path = find_executable(name, prefix, self.suite_subdirs)
         if path is None:
-            self.skip_with(
+            self.skip(
                 f'{name} not found under {self.suite}_prefix={prefix} '
                 f'(looked in ., bin, libexec/...)'
             )
         linked = linked_mpi(path)
         wanted = _family(env.extras.get('mpi'))
         if linked and wanted and linked != wanted:
-            self.skip_with(
+            self.skip(
                 f'{path} is linked with {linked}, environment {env.name} '
                 f'provides {env.extras.get("mpi")}'
             )

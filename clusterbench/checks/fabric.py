@@ -25,6 +25,8 @@ from reframe.core.exceptions import SanityError
 from clusterbench.acceptance import outputs
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
+from clusterbench.checks.shell import quote, quote_all
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.errors import ClusterbenchError
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
@@ -59,7 +61,10 @@ class FabricBuild(rfm.CompileOnlyRegressionTest):
 
     @run_before('compile')
     def _use_environment_compiler(self):
-        self.build_system.options = [f'CC={self.current_environ.cc}', 'BUILD=build']
+        self.build_system.options = [
+            f'CC={quote(self.current_environ.cc)}',
+            'BUILD=build',
+        ]
 
     @sanity_function
     def built(self):
@@ -170,7 +175,11 @@ FIGURES = {
 
 
 class FabricBase(
-    AcceptanceSpec, JobStateCheck, ExternalReferences, rfm.RunOnlyRegressionTest
+    RecordedSkip,
+    AcceptanceSpec,
+    JobStateCheck,
+    ExternalReferences,
+    rfm.RunOnlyRegressionTest,
 ):
     """All-pairs latency, bandwidth and message rate between the nodes.
 
@@ -217,8 +226,8 @@ class FabricBase(
         self.num_tasks_per_node = self.ranks_per_node
         self.num_tasks = nodes * self.ranks_per_node
         self.num_cpus_per_task = 1
-        self.executable = self.fabric_build.fabric_path
-        self.executable_opts = list(self.fabric_options)
+        self.executable = quote(self.fabric_build.fabric_path)
+        self.executable_opts = quote_all(self.fabric_options)
         spec = self.current_partition.extras.get('acceptance', {})
         self.link_spec = {k: float(spec[k]) for k in LINK_SPEC if k in spec}
         if not self.reference:

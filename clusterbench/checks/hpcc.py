@@ -14,6 +14,7 @@ from clusterbench.checks.instrumented import Instrumented
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.resources import node_cores
+from clusterbench.checks.shell import quote
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import hpcc
 
@@ -109,6 +110,7 @@ class HPCCBase(
         )
         self.keep_files = [INPUT_FILE, OUTPUT_FILE]
         # Checked on the node that runs the job, not where ReFrame runs.
+        self.executable = quote(self.executable)
         self.prerun_cmds = [
             f'command -v {self.executable} >/dev/null || exit {MISSING_BINARY}'
         ]

@@ -30,6 +30,7 @@ from reframe.core.exceptions import ReframeError, SanityError
 from clusterbench import curves
 from clusterbench.checks.comm import PointToPointBase
 from clusterbench.checks.references import BASE_INDEX
+from clusterbench.checks.shell import quote
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import netpipe
 
@@ -85,7 +86,7 @@ class NetPIPEBase(PointToPointBase):
                 f'checked to reach it)'
             )
         self.place_pairs(1)
-        self.executable = self.netpipe_executable
+        self.executable = quote(self.netpipe_executable)
         opts = [
             '-o',
             OUTPUT_FILE,

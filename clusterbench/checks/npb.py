@@ -48,6 +48,15 @@ from clusterbench import npb_makedef, npb_rules, spackenv
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.shell import (
+    module_name,
+    plain_path,
+    prepend_path,
+    quote,
+    quote_all,
+    words,
+)
+from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.checks.spack import (
     MPI_FLAVOURS,
     PROVENANCE,
@@ -64,7 +73,8 @@ MAKEDEF_FILE = 'make.def.clusterbench'
 #: The one line of a test skipped because no NPB is provided.
 NOT_PROVIDED = (
     'NPB not provided: give -S npb_source=<unpacked NPB3.4-MPI tree>, '
-    '-S npb_prefix=<directory with {exe}>, -S npb_module=<module>, or build it '
+    '-S npb_prefix=<directory with the <bench>.{npb_class}.x binaries>, '
+    '-S npb_module=<module>, or build it '
     'with -S build_mode=spack (spack on PATH) from {spack_env}'
 )
 
@@ -128,14 +138,12 @@ def spack_npb_spec(env_dir, mpi=None, compiler=None, benchmark='', npb_class='')
 
 def _resolve_on_path(names, where):
     """Shell lines that set ``npb_exe`` to the first of *names* on PATH."""
-    lookups = ' || '.join(f'command -v {n}' for n in names)
-    return [
-        f'npb_exe=$({lookups}) || {{ echo "{where} provides none of '
-        f'{" ".join(names)} on PATH" >&2; exit 3; }}'
-    ]
+    lookups = ' || '.join(f'command -v {quote(n)}' for n in names)
+    why = quote(f'{where} provides none of {" ".join(names)} on PATH')
+    return [f'npb_exe=$({lookups}) || {{ echo {why} >&2; exit 3; }}']
 
 
-class _NPBVariables(rfm.RegressionTestPlugin):
+class _NPBVariables(RecordedSkip):
     """The variables the build fixture and the run share: set them with -S.
 
     ``-S name=value`` reaches the fixture and the run alike; a class set for
@@ -170,10 +178,21 @@ class _NPBVariables(rfm.RegressionTestPlugin):
             return self.npb_ranks
         return npb_rules.default_ranks(benchmark, self.npb_class, self._npb_cores())
 
-    def _npb_not_provided(self, benchmark):
+    def _explicit_ranks_valid(self, benchmark):
+        """A process count given with -S that NPB refuses fails, naming it.
+
+        (The default count is the largest valid one, or the test is skipped
+        with the reason.)
+        """
+        if self.npb_ranks:
+            problem = npb_rules.rank_problem(benchmark, self.npb_class, self.npb_ranks)
+            if problem:
+                raise ReframeError(f'npb_ranks={self.npb_ranks}: {problem}')
+
+    def _npb_not_provided(self):
         part = self.current_partition
         return NOT_PROVIDED.format(
-            exe=npb_makedef.executable_name(benchmark, self.npb_class),
+            npb_class=self.npb_class,
             spack_env=os.path.join(
                 'spack_envs',
                 part.fullname.split(':')[0],
@@ -222,15 +241,16 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
 
     @run_after('setup')
     def _choose_provider(self):
-        self.skip_if(
-            npb_rules.class_problem(self.benchmark, self.npb_class),
-            npb_rules.class_problem(self.benchmark, self.npb_class),
-        )
+        problem = npb_rules.class_problem(self.benchmark, self.npb_class)
+        if self.npb_class not in npb_rules.CLASSES:
+            # Given explicitly and wrong: a failure naming it, not a skip.
+            raise ReframeError(f'npb_class={self.npb_class}: {problem}')
+        self.skip_if(problem, problem)
         self.check_build_mode()
         provided_by = provider(
             self.npb_source, self.npb_prefix, self.npb_module, self.build_mode
         )
-        self.skip_if(provided_by is None, self._npb_not_provided(self.benchmark))
+        self.skip_if(provided_by is None, self._npb_not_provided())
         self.provided_by = provided_by
         self.build_provider = provided_by
         counts = npb_rules.valid_counts(self.benchmark, self.npb_class, 1024)
@@ -254,6 +274,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         self.class_built = self.npb_class
         ranks = self._npb_ranks(self.benchmark) or 1
         if tree.nprocs_at_compile_time:
+            self._explicit_ranks_valid(self.benchmark)
             self.built_ranks = ranks
         self.sourcesdir = tree.path
         self.build_system = 'CustomBuild'
@@ -267,9 +288,10 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
 
     def _setup_prefix(self):
         pattern = f'{self.benchmark}.{self.npb_class}.*'
+        prefix = glob.escape(self.npb_prefix)
         found = sorted(
-            glob.glob(os.path.join(self.npb_prefix, pattern))
-            + glob.glob(os.path.join(self.npb_prefix, 'bin', pattern))
+            glob.glob(os.path.join(prefix, pattern))
+            + glob.glob(os.path.join(prefix, 'bin', pattern))
         )
         self.skip_if(
             not found,
@@ -277,11 +299,11 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         )
         self.sourcesdir = None
         self.build_system = 'CustomBuild'
-        self.build_system.commands = ['ls -l ' + ' '.join(found)]
+        self.build_system.commands = ['ls -l ' + ' '.join(quote_all(found))]
 
     def _setup_module(self):
         self.sourcesdir = None
-        self.modules = [self.npb_module]
+        self.modules = [module_name(self.npb_module, 'npb_module')]
         self.build_system = 'CustomBuild'
         self.build_system.commands = ['true']
 
@@ -298,7 +320,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             raise ReframeError(
                 self.npb_spack_env
                 and f'npb_spack_env={self.npb_spack_env}: no spack.yaml there'
-                or self._npb_not_provided(self.benchmark)
+                or self._npb_not_provided()
             )
         if os.path.commonpath([env_dir, root]) == root and self._lock_has_npb(env_dir):
             # One of the project's environments: the lock decides, as for
@@ -339,17 +361,17 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         if self.spack_spec == default_spack_spec(self.benchmark, self.npb_class):
             self.class_built = self.npb_class
         self.build_system = 'Spack'
-        self.build_system.environment = rel
-        self.build_system.specs = [self.spack_spec]
+        self.build_system.environment = plain_path(rel, 'npb_spack_env')
+        self.build_system.specs = [words(self.spack_spec)]
         self.build_system.emit_load_cmds = False
-        self.build_system.install_opts = list(self.spack_install_opts)
+        self.build_system.install_opts = quote_all(self.spack_install_opts)
         self.keep_files = [
             os.path.normpath(os.path.join(rel, spackenv.LOCKFILE)),
             os.path.normpath(os.path.join(rel, spackenv.MANIFEST)),
         ]
         self.spack_env = env_dir
         if os.environ.get('CLUSTERBENCH_SPACK'):
-            self.env_vars['PATH'] = f'{os.path.dirname(spack)}:$PATH'
+            self.env_vars['PATH'] = prepend_path(os.path.dirname(spack))
         return rel
 
     @run_before('compile')
@@ -399,17 +421,18 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             npb_makedef.executable_name(benchmark, npb_class, nprocs),
         ]
         if self.provided_by == 'source':
-            return [], self.binary
+            return [], quote(self.binary)
         if self.provided_by == 'prefix':
             found = installed_binary(self.npb_prefix, benchmark, npb_class, nprocs)
-            return [], found
+            return [], found and quote(found)
         if self.provided_by == 'module':
             return _resolve_on_path(names, f'module {self.npb_module}'), '"$npb_exe"'
         pre = []
         if os.environ.get('CLUSTERBENCH_SPACK'):
-            pre.append(f'export PATH={os.path.dirname(find_spack())}:$PATH')
+            pre.append(f'export PATH={prepend_path(os.path.dirname(find_spack()))}')
         pre.append(
-            f'eval "$(spack -e {self.spack_env_dir} load --sh {self.spack_spec})"'
+            f'eval "$(spack -e {quote(self.spack_env_dir)} load --sh '
+            f'{words(self.spack_spec)})"'
         )
         where = f'Spack environment {self.spack_env_dir}'
         return [*pre, *_resolve_on_path(names, where)], '"$npb_exe"'
@@ -491,6 +514,7 @@ class NPBBase(
             f'{bench.upper()} class {cls}: no valid process count up to '
             f'{self._npb_cores()} cores; set -S npb_ranks',
         )
+        self._explicit_ranks_valid(bench)
         reason = npb_rules.rank_problem(bench, cls, ranks)
         self.skip_if(reason, reason)
         self.skip_if(

@@ -24,6 +24,7 @@ from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
 from clusterbench import profile
+from clusterbench.checks.shell import quote
 from clusterbench.errors import ClusterbenchError
 
 PROFILE_FILE = 'mpiprof.json'
@@ -124,9 +125,10 @@ class MPIProfiling(rfm.RegressionTestPlugin):
             )
         elif not os.path.isfile(lib):
             raise ReframeError(f'mpiprof_library {lib}: no such file')
+        # env_vars are exported unquoted: the values are shell words here.
         old = self.env_vars.get('LD_PRELOAD')
-        self.env_vars['LD_PRELOAD'] = f'{lib}:{old}' if old else lib
-        self.env_vars['MPIPROF_OUTPUT'] = self.mpi_profile_path
+        self.env_vars['LD_PRELOAD'] = f'{quote(lib)}:{old}' if old else quote(lib)
+        self.env_vars['MPIPROF_OUTPUT'] = quote(self.mpi_profile_path)
         self.keep_files = [*self.keep_files, PROFILE_FILE]
 
     @run_before('sanity')

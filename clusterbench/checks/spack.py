@@ -51,6 +51,8 @@ from reframe.core.exceptions import ReframeError
 from reframe.core.logging import getlogger
 
 from clusterbench import spackenv
+from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
+from clusterbench.checks.skipreason import RecordedSkip
 
 BUILD_MODES = ('offline', 'spack')
 #: MPI flavours a check may be built against (a partition offers a subset).
@@ -96,7 +98,7 @@ class BuildProvenance(rfm.RegressionTestPlugin):
     spack_lock_sha256 = variable(str, value='')
 
 
-class SpackBuild(BuildProvenance):
+class SpackBuild(RecordedSkip, BuildProvenance):
     """Building the check's ``spack_package`` from the partition's environment.
 
     The variables, the build and the after-build lock check; no hooks that
@@ -181,16 +183,19 @@ class SpackBuild(BuildProvenance):
         rel = os.path.relpath(env_dir, root)
         self.sourcesdir = root
         self.build_system = 'Spack'
-        self.build_system.environment = rel
+        self.build_system.environment = plain_path(rel, 'Spack environment')
         # No `spack add`: it would append the spec to the staged spack.yaml
         # although the matrix already has it. `spack install <spec>` installs
         # that root of the lock (and nothing else); it is loaded at run time.
         self.build_system.specs = []
         self.build_system.emit_load_cmds = False
-        self.build_system.install_opts = [*self.spack_install_opts, spec]
+        self.build_system.install_opts = [
+            *quote_all(self.spack_install_opts),
+            words(spec),
+        ]
         if os.environ.get('CLUSTERBENCH_SPACK'):
             bindir = os.path.dirname(os.path.abspath(spack))
-            self.env_vars['PATH'] = f'{bindir}:$PATH'
+            self.env_vars['PATH'] = prepend_path(bindir)
         self.keep_files = [
             *self.keep_files,
             os.path.join(rel, spackenv.LOCKFILE),
@@ -294,7 +299,7 @@ class SpackBuilt(StackParameters, SpackBuild):
         rel = self.spack_build(spack)
         spec = self.spack_spec
         self.prerun_cmds = [
-            f'eval `spack -e {rel} load --sh {spec}`',
+            f'eval `spack -e {quote(rel)} load --sh {words(spec)}`',
             *self.prerun_cmds,
         ]
-        self.executable = self.spack_executable
+        self.executable = quote(self.spack_executable)

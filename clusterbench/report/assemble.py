@@ -174,10 +174,6 @@ class Config:
         return ' '.join(parts)
 
 
-def _one_line(text):
-    return ' '.join(str(text or 'no reason given').split())
-
-
 def _plural(n, word):
     return f'{n} {word}' if n == 1 else f'{n} {word}s'
 
@@ -629,7 +625,9 @@ class _Builder:
             str(info.get('cmdline', '')),
         )
         self.sources.append(source)
-        for case in runreport.cases(run.data, run.source):
+        found = runreport.cases(run.data, run.source)
+        index = runreport.case_index(found)
+        for case in found:
             if case.get('fixture'):
                 continue
             uid = case.get('uuid')
@@ -641,7 +639,7 @@ class _Builder:
             if case.get('result') == 'skip':
                 # Not run here by design (e.g. inter-node on one node): no
                 # configuration of its own, no failure; the reason is listed.
-                reason = _one_line(case.get('skip_reason') or case.get('fail_reason'))
+                _, reason = runreport.not_run(case, index)
                 self.skipped.append(
                     (
                         case['system'],

@@ -1,0 +1,62 @@
+"""Values that reach a generated job or build script, made inert for the shell.
+
+ReFrame writes ``executable``, ``executable_opts``, ``prerun_cmds``, build
+commands and ``env_vars`` (``export NAME=value``) into scripts as they are:
+a prefix, a module name or an option that a user gives with ``-S`` must be
+quoted there, or a directory named ``a;b`` runs ``b``. Every check builds
+such lines through these helpers.
+"""
+
+import re
+import shlex
+
+from reframe.core.exceptions import ReframeError
+
+#: What a module name (``npb/3.4.2-gcc``, ``osu@7.4``) may contain.
+_MODULE_NAME = re.compile(r'[A-Za-z0-9_.+/@%=,:-]+\Z')
+
+
+def quote(value):
+    """One shell word holding *value* exactly."""
+    return shlex.quote(str(value))
+
+
+def quote_all(values):
+    """Each of *values* as one shell word (for ``executable_opts``)."""
+    return [quote(v) for v in values]
+
+
+def words(text):
+    """*text* split at whitespace, each word quoted (a Spack spec, options)."""
+    return ' '.join(quote(w) for w in str(text).split())
+
+
+def prepend_path(directory, variable='PATH'):
+    """An ``env_vars`` value putting *directory* first on ``$variable``."""
+    return f'{quote(directory)}:${variable}'
+
+
+def module_name(name, what):
+    """*name* if it is a plain module name; ReframeError naming *what* if not.
+
+    ReFrame emits ``module load <name>`` itself, unquoted.
+    """
+    if not _MODULE_NAME.match(name):
+        raise ReframeError(
+            f'{what}={name!r}: not a module name (letters, digits and _.+/@%=,:- only)'
+        )
+    return name
+
+
+def plain_path(path, what):
+    """*path* if the shell reads it as itself; ReframeError naming *what* if not.
+
+    For paths that ReFrame places in a script unquoted and that the check also
+    uses as a path (a Spack environment directory of ReFrame's build system).
+    """
+    if quote(path) != str(path):
+        raise ReframeError(
+            f'{what}={path!r}: contains characters the shell would interpret; '
+            f'use a path of letters, digits and _@%+=:,./-'
+        )
+    return path

@@ -1,0 +1,27 @@
+"""A skipped test keeps its reason in the run report.
+
+ReFrame prints a skip's message but leaves it out of its JSON report, so a
+skip reached the verdict table as "no reason given". Checks (and the fixtures
+they depend on) that skip list this plugin among their bases: ``skip`` and
+``skip_if`` then record the message, reported as the loggable ``skip_reason``,
+which :mod:`clusterbench.runreport` shows, also for a test skipped because a
+fixture it depends on was.
+
+A loggable property, not a ReFrame variable: a check may reach the plugin
+through several of its bases, and ReFrame refuses a variable inherited twice.
+"""
+
+import reframe as rfm
+from reframe.core.builtins import loggable
+
+
+class RecordedSkip(rfm.RegressionTestPlugin):
+    @loggable
+    @property
+    def skip_reason(self):
+        """Why the test was skipped ('' if it was not)."""
+        return getattr(self, '_recorded_skip_reason', '')
+
+    def skip(self, msg=None):
+        self._recorded_skip_reason = ' '.join(str(msg or '').split())
+        super().skip(msg)
