@@ -33,6 +33,7 @@ from reframe.core.builtins import run_after, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench import sources
+from clusterbench.checks.spack import find_spack
 
 _D = sources.DEFAULTS
 
@@ -72,6 +73,12 @@ def release_of(test, name):
     return getattr(test, f'{name}_url'), getattr(test, f'{name}_sha256')
 
 
+def release_problem(test, name):
+    """'' if release *name* can be had in *test*'s session, else why not."""
+    url, sha256 = release_of(test, name)
+    return sources.reachable(url, sha256)
+
+
 class SourceRelease(rfm.RunOnlyRegressionTest):
     """Fetches, verifies and unpacks one release (a fixture, scope session).
 
@@ -86,7 +93,8 @@ class SourceRelease(rfm.RunOnlyRegressionTest):
     time_limit = '10m'
     #: The release's name: npb, stream, hpl, osu, imb.
     release = variable(str)
-    #: A Spack session builds with Spack, which fetches its own sources.
+    #: A Spack session (with spack) builds with Spack, which fetches its own
+    #: sources.
     build_mode = variable(str, value='offline')
     url = variable(str, value='')
     sha256 = variable(str, value='')
@@ -100,7 +108,8 @@ class SourceRelease(rfm.RunOnlyRegressionTest):
 
     def provided_otherwise(self):
         """Why the release is not needed ('' when it is)."""
-        if self.build_mode == 'spack':
+        # A Spack session without spack falls back to the release.
+        if self.build_mode == 'spack' and find_spack():
             return 'build_mode=spack: Spack fetches its own sources'
         return ''
 

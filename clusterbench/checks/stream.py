@@ -31,7 +31,7 @@ from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.release import (
     StreamRelease,
     StreamReleaseVariables,
-    release_of,
+    release_problem,
 )
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import SpackBuilt
@@ -68,12 +68,6 @@ def openmp_flag(environ):
     return extras.get('openmp_flag') or OPENMP_FLAGS.get(
         extras.get('compiler', 'gcc'), '-fopenmp'
     )
-
-
-def release_problem(test, name):
-    """'' if release *name* can be had for *test*'s session, else why not."""
-    url, sha256 = release_of(test, name)
-    return sources.reachable(url, sha256)
 
 
 @sn.deferrable

@@ -106,7 +106,7 @@ int main(void)
     printf("-------------------------------------------------------------\n");
 
     if (getenv("FAKE_STREAM_CORRUPT"))
-        a[n / 2] += 1.0;
+        a[n / 2] *= 2.0;
     {
         /* The values every element must hold after NTIMES passes. */
         double ea = 1.0, eb = 2.0, ec = 0.0, err = 0.0;
