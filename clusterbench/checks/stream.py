@@ -100,9 +100,9 @@ class StreamBase(
     size is at least four times the sum of the node's last-level caches
     (:mod:`clusterbench.lastlevelcache`), and never below stream.c's default;
     ``stream_array_size`` forces it. Threads and binding come from the
-    partition: ``OMP_NUM_THREADS`` its cores, ``OMP_PROC_BIND`` and
-    ``OMP_PLACES`` its ``extras.omp_proc_bind`` (spread) and
-    ``extras.omp_places`` (cores). A figure is recorded only when STREAM
+    partition: ``OMP_NUM_THREADS`` its cores (or ``stream_threads``),
+    ``OMP_PROC_BIND`` and ``OMP_PLACES`` its ``extras.omp_proc_bind``
+    (spread) and ``extras.omp_places`` (cores). A figure is recorded only when STREAM
     printed ``Solution Validates`` and counted the threads requested. No MPI:
     the compiler is the only stack parameter.
     """
@@ -115,8 +115,11 @@ class StreamBase(
     reference_file = 'stream.yaml'
     reference_index = [*BASE_INDEX, 'compiler']
     stream_release = fixture(StreamRelease, scope='session')
-    #: OpenMP threads: the node's cores (set at setup).
+    #: OpenMP threads run (set at setup).
     threads = variable(int, value=0)
+    #: OpenMP threads to run (0: the node's cores; 1 compares with HPCC's
+    #: single-process STREAM).
+    stream_threads = variable(int, value=0)
     #: Elements per array (0: from the last-level caches).
     stream_array_size = variable(int, value=0)
     #: Times each kernel runs (stream.c's NTIMES; the best is reported).
@@ -162,7 +165,7 @@ class StreamBase(
     @run_after('setup')
     def _size_job(self):
         extras = self.current_partition.extras
-        self.threads = node_cores(self.current_partition)
+        self.threads = self.stream_threads or node_cores(self.current_partition)
         self.num_tasks = 1
         self.num_tasks_per_node = 1
         self.num_cpus_per_task = self.threads
