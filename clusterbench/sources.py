@@ -241,6 +241,11 @@ def reachable(url, sha256, cache=None, mirror=None, timeout=PROBE_TIMEOUT):
         request = urllib.request.Request(url, method='HEAD')
         with urllib.request.urlopen(request, timeout=timeout):
             return ''
+    except urllib.error.HTTPError as err:
+        # The server answered; some refuse HEAD (405): the download decides.
+        if err.code not in (404, 410):
+            return ''
+        return f'{url}: not in the cache, and the server says {err.code} {err.reason}'
     except (urllib.error.URLError, OSError, ValueError) as err:
         reason = getattr(err, 'reason', None) or err
         where = f' nor in {MIRROR_ENV}={mirror}' if mirror else ''

@@ -67,6 +67,13 @@ class LoopbackServer:
         self.httpd.server_close()
 
 
+@pytest.fixture(autouse=True)
+def no_proxy_for_loopback(monkeypatch):
+    # A proxy from the environment must not carry the loopback requests.
+    for name in ('no_proxy', 'NO_PROXY'):
+        monkeypatch.setenv(name, '127.0.0.1,localhost')
+
+
 @pytest.fixture
 def server(tmp_path):
     root = tmp_path / 'served'
@@ -159,6 +166,15 @@ def test_a_file_url_works_offline(tmp_path):
         f'file://{path}', sha, cache=str(tmp_path / 'cache'), mirror=''
     )
     assert origin == 'download' and open(got).read() == open(FAKE_STREAM).read()
+
+
+def test_a_missing_file_on_the_server_is_not_reachable(server, tmp_path):
+    url = server.url(NPB_NAME)
+    reason = sources.reachable(url, '0' * 64, cache=str(tmp_path), mirror='')
+    assert reason == f'{url}: not in the cache, and the server says 404 File not found'
+    _, sha = npb_tarball(server.root)
+    assert sources.reachable(url, sha, cache=str(tmp_path), mirror='') == ''
+    assert server.gets(NPB_NAME) == 0  # a HEAD request, no download
 
 
 def test_an_unreachable_source_is_unavailable_and_says_why(tmp_path):
