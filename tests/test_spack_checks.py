@@ -451,11 +451,17 @@ def test_offline_imb_and_osu_build_nothing_and_say_how_to_provide_them(tmp_path)
         SUITE_CHECKS[1],
         '-p',
         'gnu-openmpi',
+        # No release to be had either (a loopback port nothing listens on).
+        '-S',
+        'osu_url=http://127.0.0.1:9/osu-micro-benchmarks-7.4.tar.gz',
         checks=CHECKS,
-        env={'CLUSTERBENCH_OSU_PREFIX': ''},
+        env={'CLUSTERBENCH_OSU_PREFIX': '', 'CLUSTERBENCH_MIRROR': ''},
     )
     assert rc == 0, out
-    (case,) = report['runs'][0]['testcases']
+    cases = report['runs'][0]['testcases']
+    (build,) = [c for c in cases if c['name'].startswith('OSUBuild')]
+    assert not build['built']
+    (case,) = [c for c in report['runs'][0]['testcases'] if not c['fixture']]
     assert case['result'] == 'skip'
     assert case['build_provider'] == 'offline'
     assert 'OSU Micro-Benchmarks not installed' in case['skip_reason']

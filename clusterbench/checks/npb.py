@@ -262,7 +262,10 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         provided_by = provider(
             self.npb_source, self.npb_prefix, self.npb_module, self.build_mode
         )
-        if provided_by is None and self.npb_release.available:
+        fallback = provided_by == 'spack' and find_spack() is None
+        if (provided_by is None or fallback) and self.npb_release.available:
+            # A Spack session without spack builds the release, as the
+            # Spack-built checks fall back to their offline providers.
             provided_by = 'release'
         self.skip_if(
             provided_by is None,
@@ -274,6 +277,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         if provided_by == 'release':
             self.build_provider = (
                 f'release {self.npb_release.url} ({self.npb_release.origin})'
+                + (' (spack not on PATH)' if fallback else '')
             )
         counts = npb_rules.valid_counts(self.benchmark, self.npb_class, 1024)
         if counts:
