@@ -11,6 +11,7 @@ the official tarballs, they are verified against the defaults.
 import functools
 import http.server
 import os
+import shutil
 import socket
 import subprocess
 import tarfile
@@ -469,3 +470,23 @@ def test_mirror_check_names_what_is_missing_and_bad_options(tmp_path):
     ]
     proc = _mirror(str(tmp_path), '--url', 'hpx=http://x/y.tgz', cache=tmp_path)
     assert proc.returncode == 2 and '--url hpx=http://x/y.tgz' in proc.stderr
+
+
+@pytest.mark.integration
+def test_a_spack_session_without_spack_builds_npb_from_its_release(tmp_path):
+    if shutil.which('spack'):
+        pytest.skip('spack is on PATH here')
+    mirror = tmp_path / 'mirror'
+    mirror.mkdir()
+    _, sha = npb_tarball(str(mirror))
+    rc, out, cases = _run(
+        tmp_path / 's',
+        'reframe_checks/npb.py',
+        '-S', 'build_mode=spack',
+        '-S', f'npb_url={closed_url(NPB_NAME)}', '-S', f'npb_sha256={sha}', *NPB_ARGS,
+        cache=tmp_path / 'cache',
+        env={'CLUSTERBENCH_MIRROR': str(mirror), 'CLUSTERBENCH_SPACK': ''},
+    )  # fmt: skip
+    assert rc == 0, out
+    assert cases['NPBProvided']['build_provider'].endswith('(spack not on PATH)')
+    assert cases['NPBCheck']['result'] == 'pass'
