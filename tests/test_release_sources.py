@@ -390,7 +390,8 @@ def test_without_the_stream_release_the_suite_keeps_hpcc_and_says_why_once(tmp_p
          '-S', f'stream_url={url}', '-n', 'StreamCheck|HPCCCheck', '-l'],
         capture_output=True, text=True, timeout=600, cwd=PROJECT,
         env={**os.environ, 'CLUSTERBENCH_CACHE': str(tmp_path),
-             'CLUSTERBENCH_MIRROR': ''},
+             'CLUSTERBENCH_MIRROR': '',
+             'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')},
     )  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
