@@ -26,6 +26,7 @@ mirror) is :class:`Unavailable`, which checks turn into a skip or a fallback.
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tarfile
 import tempfile
@@ -124,10 +125,16 @@ class ChecksumMismatch(SourceError):
 
 
 def filename_of(url):
-    """The file name upstream gives *url* (its last path component)."""
-    name = os.path.basename(urllib.parse.urlparse(url).path)
+    """The file name upstream gives *url* (its last path component).
+
+    Only plain names are accepted: the name becomes a path in the cache and
+    the mirror, and a source file on a build's command line.
+    """
+    name = os.path.basename(urllib.parse.urlsplit(url).path)
     if not name:
         raise SourceError(f'{url}: no file name in the URL')
+    if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._+-]*', name):
+        raise SourceError(f'{url}: file name {name!r} has unusual characters')
     return name
 
 

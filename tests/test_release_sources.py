@@ -189,6 +189,14 @@ def test_an_unreachable_source_is_unavailable_and_says_why(tmp_path):
         sources.fetch(url, 'abc', cache=str(tmp_path), mirror='')
 
 
+def test_a_url_without_a_plain_file_name_is_refused():
+    assert sources.filename_of('https://x.org/a/NPB3.4.3.tar.gz?x=1') == NPB_NAME
+    for url in ('https://x.org/', 'https://x.org/a;rm -rf b.c', 'https://x.org/-x'):
+        reason = 'no file name' if url.endswith('/') else 'unusual characters'
+        with pytest.raises(sources.SourceError, match=reason):
+            sources.filename_of(url)
+
+
 def test_a_tarball_that_escapes_its_directory_is_refused(tmp_path):
     evil = tmp_path / 'evil.tar.gz'
     inside = tmp_path / 'x'
