@@ -126,6 +126,8 @@ class StreamBase(
     stream_ntimes = variable(int, value=10)
     #: The array size built (kept in the run report).
     array_size = variable(int, value=0)
+    #: The nodes' last-level caches it was sized from (0: not known).
+    llc_bytes = variable(int, value=0)
     time_limit = '10m'
 
     @run_after('init')
@@ -143,7 +145,8 @@ class StreamBase(
         self.build_provider = f'release {release.url} ({release.origin})'
         part = self.current_partition
         flag = openmp_flag(self.current_environ)
-        size = self.stream_array_size or array_size(lastlevelcache.node_llc_bytes(part))
+        self.llc_bytes = lastlevelcache.node_llc_bytes(part) or 0
+        size = self.stream_array_size or array_size(self.llc_bytes)
         self.array_size = size
         cflags = [
             '-O3',
