@@ -453,6 +453,11 @@ DELEGATED = {
         'clusterbench.acceptance.__main__',
         'node and fabric acceptance, and scaling (see: clusterbench acceptance -h)',
     ),
+    'mirror': (
+        'clusterbench.mirror',
+        'download the default benchmark releases into DIR for an air-gapped '
+        'site, or --check one (see: clusterbench mirror -h)',
+    ),
     'testcluster': (
         'clusterbench.testcluster.__main__',
         'the Slurm test cluster box: up, down, status, fault, clear '

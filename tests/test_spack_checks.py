@@ -25,6 +25,11 @@ from clusterbench.parsers import stream
 pytestmark = pytest.mark.integration
 
 CHECKS = 'reframe_checks'
+# Release URLs on a loopback port nothing listens on: no release to be had.
+NO_RELEASES = (
+    '-S', 'hpl_url=http://127.0.0.1:9/hpl-2.3.tar.gz',
+    '-S', 'stream_url=http://127.0.0.1:9/stream.c',
+)  # fmt: skip
 SPACK_CHECKS = r'^(HPLCheck|StreamCheck|HPCGCheck)\b'
 
 STUB = """\
@@ -74,8 +79,11 @@ def stub_spack(tmp_path_factory, fixtures_dir):
 
 
 def _cases(report):
+    # Not the release fixtures (StreamRelease, HPLRelease): test_release_sources.
     return {
-        (c['name'].split()[0], c['environ']): c for c in report['runs'][0]['testcases']
+        (c['name'].split()[0], c['environ']): c
+        for c in report['runs'][0]['testcases']
+        if not c['fixture']
     }
 
 
@@ -148,9 +156,10 @@ def test_stream_through_the_spack_path_verifies_and_keeps_the_lock(stub_run):
     case = cases[('StreamCheck', 'gnu-openmpi')]
     assert case['result'] == 'pass', case['fail_reason']
     with open(fixture) as f:
-        expected = stream.figures(stream.verify(f.read()))
+        expected = stream.verify(f.read())
+    # MB/s, as STREAM prints them.
     values = {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
-    assert values == pytest.approx({k: v[0] for k, v in expected.items()})
+    assert values == pytest.approx({f'stream_{k}': expected[k] for k in stream.KERNELS})
     # ReFrame keeps the files beside the outputs (by their base names).
     kept = case['outputdir']
     committed = os.path.join(spackenv.ENVS_ROOT, 'local', 'default-gnu-openmpi')
@@ -208,25 +217,33 @@ def test_without_spack_the_spack_only_checks_say_so_and_skip(tmp_path):
         for d in os.environ['PATH'].split(os.pathsep)
         if not os.access(os.path.join(d, 'spack'), os.X_OK)
     )
-    env = {'PATH': path, 'CLUSTERBENCH_SPACK': ''}
+    env = {'PATH': path, 'CLUSTERBENCH_SPACK': '', 'CLUSTERBENCH_MIRROR': ''}
     rc, out, report = reframe(
-        tmp_path, '-n', SPACK_CHECKS, '-S', 'build_mode=spack', checks=CHECKS, env=env
-    )
+        tmp_path, '-n', SPACK_CHECKS, '-S', 'build_mode=spack',
+        *NO_RELEASES, checks=CHECKS, env=env,
+    )  # fmt: skip
     assert rc == 0, out
     cases = _cases(report)
     assert len(cases) == 6
     assert {case['result'] for case in cases.values()} == {'skip'}
     assert (
         out.count(
-            'spack not on PATH (nor $CLUSTERBENCH_SPACK): hpl is built '
+            'spack not on PATH (nor $CLUSTERBENCH_SPACK): hpcg is built '
             'only through Spack'
         )
         == 2
     )
+    # HPL and STREAM fall back to their releases, which cannot be had here.
+    assert out.count('falling back to the offline provider') == 4
+    assert out.count('HPL not built: http://127.0.0.1:') == 2
 
 
 def test_offline_the_spack_only_checks_are_not_generated(tmp_path):
-    rc, out, _ = reframe(tmp_path, '-n', SPACK_CHECKS, checks=CHECKS)
+    # Nor HPL and STREAM, whose releases cannot be had.
+    rc, out, _ = reframe(
+        tmp_path, '-n', SPACK_CHECKS, *NO_RELEASES, checks=CHECKS,
+        env={'CLUSTERBENCH_MIRROR': '', 'CLUSTERBENCH_CACHE': str(tmp_path)},
+    )  # fmt: skip
     assert 'Found 0 check' in out or 'Ran 0/0 test case' in out, out
 
 
@@ -351,6 +368,15 @@ SUITE_SPECS = {
 }
 
 
+RELEASE_FIXTURES = (
+    'NPBRelease',
+    'OSUReleaseFixture',
+    'IMBReleaseFixture',
+    'OSUBuild',
+    'IMBBuild',
+)
+
+
 @pytest.fixture(scope='module')
 def stub_suites(stub_spack, tmp_path_factory):
     spack, log, _ = stub_spack
@@ -374,7 +400,10 @@ def stub_suites(stub_spack, tmp_path_factory):
     )
     assert report is not None, out
     cases = {
-        (c['name'].split()[0], c['environ']): c for c in report['runs'][0]['testcases']
+        (c['name'].split()[0], c['environ']): c
+        for c in report['runs'][0]['testcases']
+        # Not the release and release-build fixtures (not needed with Spack).
+        if not c['name'].startswith(RELEASE_FIXTURES)
     }
     return out, cases, log.read_text().splitlines()
 
@@ -422,11 +451,17 @@ def test_offline_imb_and_osu_build_nothing_and_say_how_to_provide_them(tmp_path)
         SUITE_CHECKS[1],
         '-p',
         'gnu-openmpi',
+        # No release to be had either (a loopback port nothing listens on).
+        '-S',
+        'osu_url=http://127.0.0.1:9/osu-micro-benchmarks-7.4.tar.gz',
         checks=CHECKS,
-        env={'CLUSTERBENCH_OSU_PREFIX': ''},
+        env={'CLUSTERBENCH_OSU_PREFIX': '', 'CLUSTERBENCH_MIRROR': ''},
     )
     assert rc == 0, out
-    (case,) = report['runs'][0]['testcases']
+    cases = report['runs'][0]['testcases']
+    (build,) = [c for c in cases if c['name'].startswith('OSUBuild')]
+    assert not build['built']
+    (case,) = [c for c in report['runs'][0]['testcases'] if not c['fixture']]
     assert case['result'] == 'skip'
     assert case['build_provider'] == 'offline'
     assert 'OSU Micro-Benchmarks not installed' in case['skip_reason']

@@ -323,10 +323,19 @@ class InstalledSuite(SpackBuilt):
     def offline_build(self):
         self.executable = quote(self.locate(self.spack_executable))
 
+    def _release_build(self):
+        """The suite's build fixture (built from its release), if it has one."""
+        return getattr(self, f'{self.suite}_build', None)
+
     def suite_prefix(self):
-        return getattr(self, f'{self.suite}_prefix') or os.environ.get(
+        explicit = getattr(self, f'{self.suite}_prefix') or os.environ.get(
             f'CLUSTERBENCH_{self.suite.upper()}_PREFIX', ''
         )
+        build = self._release_build()
+        if not explicit and build is not None and build.built:
+            self.build_provider = build.build_provider
+            return build.stagedir
+        return explicit
 
     def locate(self, name):
         """The path (or, from an environment's PATH, the name) of *name*."""
@@ -335,10 +344,13 @@ class InstalledSuite(SpackBuilt):
         if not prefix:
             if self.suite in env.features:
                 return name
+            build = self._release_build()
+            release = f'; its release: {build.reason}' if build is not None else ''
             self.skip(
                 f'{self.suite_title} not installed: give its prefix with '
                 f'-S {self.suite}_prefix=DIR (or CLUSTERBENCH_{self.suite.upper()}'
                 f'_PREFIX=DIR), or use an environment with feature {self.suite!r}'
+                f'{release}'
             )
         path = find_executable(name, prefix, self.suite_subdirs)
         if path is None:

@@ -1,28 +1,76 @@
-"""HPL (``xhpl``) built by Spack from the partition's environment."""
+"""HPL (``xhpl``), built by the check itself or by Spack.
 
+Offline (the default) the check builds HPL 2.3 from its release
+(``hpl_url``/``hpl_sha256``, fetched and verified once per session, see
+:mod:`clusterbench.checks.release`), or from an unpacked tree given with
+``-S hpl_source=DIR``, against the environment's MPI (its C compiler
+wrapper) and BLAS (``extras.blas``: OpenBLAS, BLIS, MKL; ``extras.blas_libs``
+for others), through a ``Make.<arch>`` written from the environment (see
+:mod:`clusterbench.hpl_makearch`). With ``-S build_mode=spack`` Spack builds
+it from the partition's environment instead. When no release can be had
+the check is not generated and the session says once why: the default suite
+then has HPL from HPCC only.
+"""
+
+import functools
 import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (
+    fixture,
     parameter,
     run_after,
     run_before,
     sanity_function,
     variable,
 )
-from reframe.core.exceptions import SanityError
+from reframe.core.exceptions import ReframeError, SanityError
+from reframe.utility.cpuinfo import cpuinfo
 
-from clusterbench import hpl_sizing
+from clusterbench import hpl_makearch, hpl_sizing, sources
 from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.release import (
+    HPLRelease,
+    HPLReleaseVariables,
+    release_problem,
+)
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import hpl
 
 INPUT_FILE = 'HPL.dat'
+MAKE_FILE = f'Make.{hpl_makearch.ARCH}'
+#: BLAS an HPL build may use (each an environment declares with extras.blas).
+HPL_BLAS = (*BLAS_PROVIDERS, *(b for b in ('blis', 'mkl') if b not in BLAS_PROVIDERS))
+
+
+@functools.lru_cache(maxsize=1)
+def _build_host_arch():
+    return cpuinfo().get('arch')
+
+
+def nodes_match_build_host(partition):
+    """Whether binaries built here may use this host's instruction set there.
+
+    Yes for a partition whose jobs run on this host (``local``), or whose
+    processor facts name the same microarchitecture ReFrame detects here.
+    """
+    if partition.scheduler.registered_name == 'local':
+        return True
+    arch = partition.processor.arch
+    return bool(arch) and arch == _build_host_arch()
+
+
+def hpl_tree(path):
+    """*path* if it is an HPL 2.x top directory, else a one-line error."""
+    for name in ('Make.top', 'Makefile'):
+        if not os.path.isfile(os.path.join(path, name)):
+            raise ReframeError(f'{path}: not an HPL 2.x source tree (no {name})')
+    return os.path.abspath(path)
 
 
 def hpl_dat(problem):
@@ -48,29 +96,98 @@ def _figure(tests, name):
 
 
 class HPLBase(
-    HPLProblem, SpackBuilt, JobStateCheck, ExternalReferences, rfm.RegressionTest
+    HPLReleaseVariables,
+    HPLProblem,
+    SpackBuilt,
+    JobStateCheck,
+    ExternalReferences,
+    rfm.RegressionTest,
 ):
-    """HPL on all cores of ``num_nodes`` nodes, built by Spack.
+    """HPL on all cores of ``num_nodes`` nodes, built from its release or Spack.
 
     The MPI flavour, compiler and BLAS are parameters (each combination runs
     in the programming environment that declares it, with its own
     references). N fills ``hpl_mem_fraction`` of the nodes' memory (or is
     ``hpl_n``); the grid is the most nearly square one. A figure is recorded
     only when every test passed HPL's scaled-residual check and N and P x Q
-    are the ones requested. HPL has no offline provider of its own: offline,
-    HPCCCheck (Debian's hpcc) runs HPL.
+    are the ones requested. Offline builds use ``-O3 -march=native`` only
+    where the partition's nodes are of the build host's kind
+    (:func:`nodes_match_build_host`), else ``-O3`` for the portable target
+    (``hpl_native``: auto, yes, no).
     """
 
-    descr = 'HPL built by Spack from the partition environment'
+    descr = 'HPL 2.3'
     valid_systems = ['*']
     spack_package = 'hpl'
     spack_executable = 'xhpl'
+    offline_provider = 'HPL from its release (hpl_url) or a tree (hpl_source)'
     reference_file = 'hpl.yaml'
     reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'blas']
     mpi = parameter(MPI_FLAVOURS)
-    blas = parameter(BLAS_PROVIDERS)
+    blas = parameter(HPL_BLAS)
     num_nodes = variable(int, value=1)
+    hpl_release = fixture(HPLRelease, scope='session')
+    #: -march=native in offline builds: auto (where the nodes match the build
+    #: host), yes, no.
+    hpl_native = variable(str, value='auto')
+    #: Optimization flags of offline builds (before the native flag).
+    hpl_cflags = variable(str, value='-O3')
+    #: The compiler flags of the offline build (kept in the run report).
+    build_cflags = variable(str, value='')
     time_limit = '1h'
+
+    @run_after('init')
+    def _release_or_hpcc(self):
+        if self.build_mode != 'offline' or self.hpl_source:
+            return
+        reason = release_problem(self, 'hpl')
+        if reason:
+            self.valid_systems = []
+            sources.say_once(f'HPL from HPCC only (HPLCheck not run): {reason}')
+
+    def offline_build(self):
+        if self.hpl_source:
+            tree = hpl_tree(self.hpl_source)
+            self.build_provider = f'source {tree}'
+        else:
+            release = self.hpl_release
+            self.skip_if(not release.available, f'HPL not built: {release.reason}')
+            tree = hpl_tree(sources.single_top(release.tree))
+            self.build_provider = f'release {release.url} ({release.origin})'
+        env = self.current_environ
+        native = {'yes': True, 'no': False}.get(
+            self.hpl_native, nodes_match_build_host(self.current_partition)
+        )
+        self.build_cflags = hpl_makearch.cflags(
+            self.hpl_cflags, env.extras.get('compiler', 'gcc'), native
+        )
+        self.sourcesdir = tree
+        self.build_system = 'CustomBuild'
+        # TOPdir on the command line reaches every sub-make of HPL's build.
+        self.build_system.commands = [
+            f'make arch={hpl_makearch.ARCH} TOPdir="$PWD"',
+        ]
+        self.executable = os.path.join('.', 'bin', hpl_makearch.ARCH, 'xhpl')
+        self.keep_files = [*self.keep_files, MAKE_FILE]
+
+    @run_before('compile')
+    def _write_make_arch(self):
+        if not self.build_cflags:
+            return
+        env = self.current_environ
+        try:
+            text = hpl_makearch.make_arch(
+                env.cc,
+                self.build_cflags,
+                hpl_makearch.blas_libs(env.extras),
+                env.extras.get('blas_inc', ''),
+                origin=f'environment {env.name}',
+            )
+        except ClusterbenchError as err:
+            raise ReframeError(str(err)) from None
+        os.makedirs(self.stagedir, exist_ok=True)
+        with open(os.path.join(self.stagedir, MAKE_FILE), 'w') as f:
+            f.write(text)
 
     @run_after('setup')
     def _size_job(self):

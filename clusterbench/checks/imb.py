@@ -28,7 +28,13 @@ import os
 
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.builtins import (
+    fixture,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
 from reframe.core.exceptions import ReframeError
 
 from clusterbench import curves
@@ -39,6 +45,8 @@ from clusterbench.checks.comm import (
     verified_output,
 )
 from clusterbench.checks.references import BASE_INDEX
+from clusterbench.checks.release import IMBReleaseVariables
+from clusterbench.checks.suitebuild import IMBBuild
 from clusterbench.parsers import imb
 
 EXECUTABLE = 'IMB-MPI1'
@@ -73,7 +81,7 @@ def figures_of(found):
     return figures
 
 
-class IMBMixin(InstalledSuite):
+class IMBMixin(IMBReleaseVariables, InstalledSuite):
     """Where IMB-MPI1 is and how it is run."""
 
     suite = 'imb'
@@ -81,6 +89,8 @@ class IMBMixin(InstalledSuite):
     suite_subdirs = ('src_cpp',)
     spack_package = 'intel-mpi-benchmarks'
     spack_executable = EXECUTABLE
+    #: Built from the release when nothing else provides the suite.
+    imb_build = fixture(IMBBuild, scope='environment')
     #: Install prefix of IMB (also CLUSTERBENCH_IMB_PREFIX).
     imb_prefix = variable(str, value='')
     imb_min_log2 = variable(int, value=0)

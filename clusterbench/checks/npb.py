@@ -1,7 +1,11 @@
 """NAS Parallel Benchmarks 3.x, MPI version: BT CG EP FT IS LU MG SP, class C.
 
-NPB is not shipped with the harness; a site provides it in one of three ways
-(ReFrame variables, set for the whole session with ``-S``):
+NPB is not shipped with the harness. The check builds it from its release
+tarball (``npb_url``, ``npb_sha256``: NPB 3.4.3 from NAS, verified, fetched
+once per session into the cache or taken from ``$CLUSTERBENCH_MIRROR``, see
+:mod:`clusterbench.checks.release`), unless a site provides it in one of
+these ways, which win (ReFrame variables, set for the whole session with
+``-S``):
 
 * ``npb_source``: an unpacked NPB3.4-MPI (or NPB3.3-MPI) release. The build
   fixture copies it, writes ``config/make.def`` from the programming
@@ -23,7 +27,8 @@ NPB is not shipped with the harness; a site provides it in one of three ways
 The MPI flavour and compiler are test parameters (``mpi``, ``compiler``): a
 test runs in the programming environments that declare that stack.
 
-Without any of them every test is skipped with one line that says so. A
+Without any of them, and with no release to be had, every test is skipped
+with one line that says so. A
 process count NPB would refuse, or a run that cannot fit the partition's
 memory, is skipped with the reason (see :mod:`clusterbench.npb_rules`).
 """
@@ -36,6 +41,7 @@ import re
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (
+    fixture,
     parameter,
     run_after,
     run_before,
@@ -47,6 +53,7 @@ from reframe.core.exceptions import ReframeError, SanityError
 from clusterbench import npb_makedef, npb_rules, spackenv
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.release import NPBReleaseVariables, SourceRelease
 from clusterbench.checks.resources import node_cores, node_memory_bytes
 from clusterbench.checks.shell import (
     module_name,
@@ -136,6 +143,17 @@ def spack_npb_spec(env_dir, mpi=None, compiler=None, benchmark='', npb_class='')
     return default_spack_spec(benchmark, npb_class)
 
 
+def release_tree(tree):
+    """The MPI tree of an unpacked NPB release (``NPB3.4.3/NPB3.4-MPI``)."""
+    top = os.path.join(tree, '*', 'NPB3.*-MPI')
+    found = sorted(glob.glob(top)) or sorted(
+        glob.glob(os.path.join(tree, 'NPB3.*-MPI'))
+    )
+    if not found:
+        raise ReframeError(f'{tree}: the NPB release has no NPB3.x-MPI directory')
+    return found[-1]
+
+
 def _resolve_on_path(names, where):
     """Shell lines that set ``npb_exe`` to the first of *names* on PATH."""
     lookups = ' || '.join(f'command -v {quote(n)}' for n in names)
@@ -143,7 +161,7 @@ def _resolve_on_path(names, where):
     return [f'npb_exe=$({lookups}) || {{ echo {why} >&2; exit 3; }}']
 
 
-class _NPBVariables(RecordedSkip):
+class _NPBVariables(NPBReleaseVariables, RecordedSkip):
     """The variables the build fixture and the run share: set them with -S.
 
     ``-S name=value`` reaches the fixture and the run alike; a class set for
@@ -201,6 +219,18 @@ class _NPBVariables(RecordedSkip):
         )
 
 
+class NPBRelease(_NPBVariables, SourceRelease):
+    """NPB's release tarball, when no source, prefix, module or Spack wins."""
+
+    release = 'npb'
+
+    def provided_otherwise(self):
+        for name in ('npb_source', 'npb_prefix', 'npb_module'):
+            if getattr(self, name):
+                return f'{name}={getattr(self, name)} given'
+        return super().provided_otherwise()
+
+
 class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
     """Provides one NPB benchmark for one class in one environment.
 
@@ -214,6 +244,8 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
     spack_package = 'npb'
 
     benchmark = parameter(list(npb_rules.BENCHMARKS))
+    #: The release tarball (fetched only when nothing else provides NPB).
+    npb_release = fixture(NPBRelease, scope='session')
     #: How NPB is provided here: source, prefix, module or spack.
     provided_by = variable(str, value='')
     #: The source tree's NPB version (source builds).
@@ -250,9 +282,22 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         provided_by = provider(
             self.npb_source, self.npb_prefix, self.npb_module, self.build_mode
         )
-        self.skip_if(provided_by is None, self._npb_not_provided())
+        fallback = provided_by == 'spack' and find_spack() is None
+        if (provided_by is None or fallback) and self.npb_release.available:
+            # A Spack session without spack builds the release, as the
+            # Spack-built checks fall back to their offline providers.
+            provided_by = 'release'
+        self.skip_if(
+            provided_by is None,
+            f'{self._npb_not_provided()}; the release: {self.npb_release.reason}',
+        )
         self.provided_by = provided_by
         self.build_provider = provided_by
+        if provided_by == 'release':
+            self.build_provider = (
+                f'release {self.npb_release.url} ({self.npb_release.origin})'
+                + (' (spack not on PATH)' if fallback else '')
+            )
         counts = npb_rules.valid_counts(self.benchmark, self.npb_class, 1024)
         if counts:
             reason = npb_rules.memory_problem(
@@ -265,9 +310,15 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             self.skip_if(reason, reason)
         getattr(self, f'_setup_{provided_by}')()
 
-    def _setup_source(self):
+    def _builds_tree(self):
+        return self.provided_by in ('source', 'release')
+
+    def _setup_release(self):
+        self._setup_source(release_tree(self.npb_release.tree))
+
+    def _setup_source(self, path=None):
         try:
-            tree = npb_makedef.inspect_tree(self.npb_source)
+            tree = npb_makedef.inspect_tree(path or self.npb_source)
         except ClusterbenchError as err:
             raise ReframeError(str(err)) from None
         self.npb_version = tree.version
@@ -376,7 +427,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
 
     @run_before('compile')
     def _write_makedef(self):
-        if self.provided_by != 'source':
+        if not self._builds_tree():
             return
         env = self.current_environ
         tree = self._tree
@@ -407,7 +458,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
 
     @sanity_function
     def provided(self):
-        if self.provided_by == 'source':
+        if self._builds_tree():
             return sn.assert_true(
                 os.path.isfile(self.binary),
                 msg=f'make did not produce {os.path.basename(self.binary)}',
@@ -420,7 +471,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             npb_makedef.executable_name(benchmark, npb_class),
             npb_makedef.executable_name(benchmark, npb_class, nprocs),
         ]
-        if self.provided_by == 'source':
+        if self._builds_tree():
             return [], quote(self.binary)
         if self.provided_by == 'prefix':
             found = installed_binary(self.npb_prefix, benchmark, npb_class, nprocs)

@@ -27,6 +27,7 @@ import os
 
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (
+    fixture,
     parameter,
     run_after,
     run_before,
@@ -42,6 +43,8 @@ from clusterbench.checks.comm import (
     verified_output,
 )
 from clusterbench.checks.references import BASE_INDEX
+from clusterbench.checks.release import OSUReleaseVariables
+from clusterbench.checks.suitebuild import OSUBuild
 from clusterbench.parsers import osu
 
 _MPI = 'libexec/osu-micro-benchmarks/mpi'
@@ -81,7 +84,7 @@ def figures_of(benchmark, curve):
     return figures
 
 
-class OSUMixin(InstalledSuite):
+class OSUMixin(OSUReleaseVariables, InstalledSuite):
     """Where OSU is and how it is run."""
 
     suite = 'osu'
@@ -93,6 +96,8 @@ class OSUMixin(InstalledSuite):
     def _executable_is_the_benchmark(self):
         self.spack_executable = self.benchmark
 
+    #: Built from the release when nothing else provides the suite.
+    osu_build = fixture(OSUBuild, scope='environment')
     #: Install prefix of OSU (also CLUSTERBENCH_OSU_PREFIX).
     osu_prefix = variable(str, value='')
     osu_min_size = variable(int, value=1)

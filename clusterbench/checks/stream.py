@@ -1,19 +1,73 @@
-"""STREAM (stream.c 5.10, OpenMP) built by Spack from the partition's environment."""
+"""STREAM (stream.c 5.10, OpenMP), built by the check itself or by Spack.
 
+Offline (the default) the check compiles ``stream.c`` from its release
+(``stream_url``/``stream_sha256``, fetched and verified once per session, see
+:mod:`clusterbench.checks.release`) with each environment's C compiler and
+OpenMP. With ``-S build_mode=spack`` Spack builds it from the partition's
+environment instead. When the release cannot be had (offline, nothing in
+the cache or ``$CLUSTERBENCH_MIRROR``) the check is not generated and the
+session says once why: the default suite then has STREAM from HPCC only.
+"""
+
+import math
 import os
+import platform
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
-from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.builtins import (
+    fixture,
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
 from reframe.core.exceptions import SanityError
 
+from clusterbench import lastlevelcache, sources
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.release import (
+    StreamRelease,
+    StreamReleaseVariables,
+    release_problem,
+)
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import SpackBuilt
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import stream
+
+#: stream.c's own default array size: the floor when the caches are small.
+MIN_ARRAY_SIZE = 10_000_000
+#: OpenMP flag per compiler family (the environment's ``extras.compiler``).
+OPENMP_FLAGS = {
+    'gcc': '-fopenmp',
+    'clang': '-fopenmp',
+    'aocc': '-fopenmp',
+    'cce': '-fopenmp',
+    'intel': '-qopenmp',
+    'oneapi': '-qopenmp',
+    'nvhpc': '-mp',
+}
+
+
+def array_size(llc_bytes, element_bytes=8, minimum=MIN_ARRAY_SIZE):
+    """Elements per array: at least 4x the sum of the last-level caches.
+
+    STREAM's rule (stream.c's header); never below *minimum*, and rounded up
+    to a whole million so that nearby cache sizes give the same build.
+    """
+    need = math.ceil(4 * (llc_bytes or 0) / element_bytes)
+    return math.ceil(max(need, minimum) / 1_000_000) * 1_000_000
+
+
+def openmp_flag(environ):
+    """The environment's OpenMP flag: ``extras.openmp_flag``, else by compiler."""
+    extras = environ.extras
+    return extras.get('openmp_flag') or OPENMP_FLAGS.get(
+        extras.get('compiler', 'gcc'), '-fopenmp'
+    )
 
 
 @sn.deferrable
@@ -29,38 +83,98 @@ def _verified(path, exitcode, threads):
 
 
 @sn.deferrable
-def _figure(result, name):
-    return stream.figures(result)[name][0]
+def _rate(result, kernel):
+    return result[kernel]
 
 
-class StreamBase(SpackBuilt, JobStateCheck, ExternalReferences, rfm.RegressionTest):
-    """STREAM on one node, one OpenMP thread per core, built by Spack.
+class StreamBase(
+    StreamReleaseVariables,
+    SpackBuilt,
+    JobStateCheck,
+    ExternalReferences,
+    rfm.RegressionTest,
+):
+    """STREAM on one node, one OpenMP thread per core.
 
-    The array size is the environment's (``stream_array_size`` of the root
-    spec: 80M elements, 1.8 GiB). A figure is recorded only when STREAM
+    Built from stream.c's release (or by Spack in a Spack session). The array
+    size is at least four times the sum of the node's last-level caches
+    (:mod:`clusterbench.lastlevelcache`), and never below stream.c's default;
+    ``stream_array_size`` forces it. Threads and binding come from the
+    partition: ``OMP_NUM_THREADS`` its cores (or ``stream_threads``),
+    ``OMP_PROC_BIND`` and ``OMP_PLACES`` its ``extras.omp_proc_bind``
+    (spread) and ``extras.omp_places`` (cores). A figure is recorded only when STREAM
     printed ``Solution Validates`` and counted the threads requested. No MPI:
-    the compiler is the only stack parameter. STREAM has no offline provider
-    of its own: offline, HPCCCheck runs HPCC's STREAM.
+    the compiler is the only stack parameter.
     """
 
-    descr = 'STREAM built by Spack from the partition environment'
+    descr = 'STREAM (stream.c) with OpenMP'
     valid_systems = ['*']
     spack_package = 'stream'
     spack_executable = 'stream_c.exe'
+    offline_provider = 'stream.c from its release (stream_url)'
     reference_file = 'stream.yaml'
     reference_index = [*BASE_INDEX, 'compiler']
-    #: OpenMP threads: the node's cores (set at setup).
+    stream_release = fixture(StreamRelease, scope='session')
+    #: OpenMP threads run (set at setup).
     threads = variable(int, value=0)
+    #: OpenMP threads to run (0: the node's cores; 1 compares with HPCC's
+    #: single-process STREAM).
+    stream_threads = variable(int, value=0)
+    #: Elements per array (0: from the last-level caches).
+    stream_array_size = variable(int, value=0)
+    #: Times each kernel runs (stream.c's NTIMES; the best is reported).
+    stream_ntimes = variable(int, value=10)
+    #: The array size built (kept in the run report).
+    array_size = variable(int, value=0)
+    #: The nodes' last-level caches it was sized from (0: not known).
+    llc_bytes = variable(int, value=0)
     time_limit = '10m'
+
+    @run_after('init')
+    def _release_or_hpcc(self):
+        if self.build_mode != 'offline':
+            return
+        reason = release_problem(self, 'stream')
+        if reason:
+            self.valid_systems = []
+            sources.say_once(f'STREAM from HPCC only (StreamCheck not run): {reason}')
+
+    def offline_build(self):
+        release = self.stream_release
+        self.skip_if(not release.available, f'STREAM not built: {release.reason}')
+        self.build_provider = f'release {release.url} ({release.origin})'
+        part = self.current_partition
+        flag = openmp_flag(self.current_environ)
+        self.llc_bytes = lastlevelcache.node_llc_bytes(part) or 0
+        size = self.stream_array_size or array_size(self.llc_bytes)
+        self.array_size = size
+        cflags = [
+            '-O3',
+            flag,
+            f'-DSTREAM_ARRAY_SIZE={size}',
+            f'-DNTIMES={self.stream_ntimes}',
+        ]
+        if 3 * 8 * size >= 2**31 and platform.machine() == 'x86_64':
+            # stream.c's arrays are static: past 2 GiB x86-64 needs this model.
+            cflags.append('-mcmodel=medium')
+        self.sourcesdir = release.tree
+        self.build_system = 'SingleSource'
+        self.sourcepath = sources.filename_of(release.url)
+        self.build_system.executable = 'stream'
+        self.build_system.cflags = cflags
+        self.build_system.ldflags = [flag]
+        self.executable = './stream'
 
     @run_after('setup')
     def _size_job(self):
-        self.threads = node_cores(self.current_partition)
+        extras = self.current_partition.extras
+        self.threads = self.stream_threads or node_cores(self.current_partition)
         self.num_tasks = 1
         self.num_tasks_per_node = 1
         self.num_cpus_per_task = self.threads
         self.env_vars['OMP_NUM_THREADS'] = str(self.threads)
-        self.env_vars['OMP_PROC_BIND'] = 'spread'
+        self.env_vars['OMP_PROC_BIND'] = extras.get('omp_proc_bind', 'spread')
+        self.env_vars['OMP_PLACES'] = extras.get('omp_places', 'cores')
 
     @run_before('run')
     def _no_mpi_launcher(self):
@@ -79,8 +193,9 @@ class StreamBase(SpackBuilt, JobStateCheck, ExternalReferences, rfm.RegressionTe
 
     @run_before('performance')
     def _set_perf_variables(self):
+        # MB/s (10^6 bytes per second), as STREAM defines and prints them.
         result = self._result()
         self.perf_variables = {
-            name: sn.make_performance_function(_figure(result, name), 'GB/s')
-            for name in (f'stream_{k}' for k in stream.KERNELS)
+            f'stream_{k}': sn.make_performance_function(_rate(result, k), 'MB/s')
+            for k in stream.KERNELS
         }
