@@ -3,11 +3,10 @@
 import os
 import runpy
 import shlex
-import subprocess
 import sys
 import time
 
-from clusterbench import refdata, runreport, sessionreport, verdict
+from clusterbench import refdata, reframe_output, runreport, sessionreport, verdict
 from clusterbench.errors import ClusterbenchError
 
 
@@ -89,29 +88,65 @@ def run(config, checks, system, results, references, extra=(), out=sys.stdout):
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
-    status = subprocess.call(
+    ran = reframe_output.run(
         [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]]
     )
-    if not os.path.exists(report):
-        _remove_if_empty(prefix)
-        raise ClusterbenchError(
-            f'ReFrame wrote no report (exit {status}); see its error above'
-        )
-    data = runreport.load(report)
+    status = ran.status
+    data = _session_report(report, prefix, ran)
     if not data['session_info'].get('num_cases'):
-        raise ClusterbenchError(
-            f'{report}: no test ran on {system} (a check file '
-            f'that failed to load is reported above)'
+        why = (
+            '; '.join(ran.not_loaded)
+            or 'a check file that failed to load is reported above'
         )
-    figures, failures = runreport.figures_and_failures(report)
+        raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
+    figures, failures = runreport.extract(data, report)
     table = verdict.rows(verdict.group(figures), failures)
     print(f'\nResults: {prefix}\n', file=out)
     print(verdict.format_table(table), file=out)
-    print(f'\n{verdict.summary(table)}', file=out)
+    summary = verdict.summary(table)
+    if ran.not_loaded:
+        summary += f', {len(ran.not_loaded)} not loaded'
+    print(f'\n{summary}', file=out)
+    for line in ran.not_loaded:
+        print(f'not loaded: {line}', file=out)
+    if ran.no_space:
+        print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
     details = sessionreport.text([report])
     if details:
         print(f'\n{details}', file=out)
-    return 1 if verdict.anything_wrong(table) or status else 0
+    trouble = ran.not_loaded or ran.no_space
+    return 1 if verdict.anything_wrong(table) or status or trouble else 0
+
+
+NO_SPACE_TEXT = 'no space left on device'
+
+
+def _session_report(report, prefix, ran):
+    """The session's report, or one line saying why there is none."""
+    try:
+        return runreport.load(report)
+    except ClusterbenchError:
+        if ran.no_space:
+            # ReFrame leaves a torn (often empty) report behind: not a result.
+            _remove(report)
+            raise ClusterbenchError(
+                f'{report}: not written: {NO_SPACE_TEXT} ({prefix})'
+            ) from None
+        if os.path.exists(report):
+            raise
+    _remove_if_empty(prefix)
+    if ran.stopped:
+        raise ClusterbenchError(f'ReFrame stopped (exit {ran.status}): {ran.stopped}')
+    raise ClusterbenchError(
+        f'ReFrame wrote no report (exit {ran.status}); see its error above'
+    )
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _remove_if_empty(path):

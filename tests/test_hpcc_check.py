@@ -155,3 +155,29 @@ def test_a_declared_link_gets_the_pingpong_efficiency_across_nodes(tmp_path):
     case = only_case(report)
     assert 'pingpong_link_efficiency' not in str(case['perfvalues'])
     assert case['efficiency_note'].startswith('one node:')
+
+
+def test_replay_rejudges_a_flagged_test_from_its_stage_directory(judged_run, tmp_path):
+    # ReFrame left the FLAGGED test's files in its stage directory (under the
+    # session prefix) and an empty output directory: replay reads the former.
+    _, _, report, prefix = judged_run
+    case = only_case(report)
+    assert not os.listdir(case['outputdir'])
+    refs = tmp_path / 'refs'
+    refs.mkdir()
+    (refs / 'hpcc.yaml').write_text(REFS)
+    result = clusterbench('replay', str(prefix), '--references', str(refs))
+    assert result.returncode == 1, result.stdout + result.stderr
+    verdicts = {}
+    for line in result.stdout.splitlines()[2:]:
+        cells = re.split(r'\s{2,}', line.strip())
+        if len(cells) == 10:
+            verdicts[cells[3]] = cells[9]
+    assert 'FAILED (' not in result.stdout
+    assert verdicts['hpl'] == 'pass' and verdicts['mpifft'] == 'FLAGGED'
+    # A band the stored figure meets: the same output now passes.
+    (refs / 'hpcc.yaml').write_text(
+        REFS.replace('[1.0e+6, -0.01, 0.01,', '[1.0, -1.0, 1.0e+6,')
+    )
+    result = clusterbench('replay', str(prefix), '--references', str(refs))
+    assert result.returncode == 0, result.stdout + result.stderr

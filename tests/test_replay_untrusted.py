@@ -1,0 +1,101 @@
+"""`clusterbench replay` on a hostile report: nothing it names is run, and
+nothing outside the session directory is read (issue 22, item 1)."""
+
+import json
+import os
+
+from rfm import clusterbench
+
+
+def case(name, **fields):
+    return {
+        'name': name,
+        'display_name': name,
+        'system': 'local',
+        'partition': 'default',
+        'environ': 'gnu-openmpi',
+        'fixture': False,
+        'result': 'pass',
+        'num_tasks': 2,
+        **fields,
+    }
+
+
+def session(tmp_path, *cases):
+    directory = tmp_path / 'session'
+    directory.mkdir()
+    report = {
+        'session_info': {'uuid': 'u1', 'num_cases': len(cases)},
+        'runs': [{'testcases': list(cases)}],
+    }
+    (directory / 'report.json').write_text(json.dumps(report))
+    return directory
+
+
+def victim(tmp_path):
+    path = tmp_path / 'v'
+    path.mkdir()
+    (path / 'precious').write_text('keep me')
+    (path / 'hpccoutf.txt').write_text('not read\n')
+    return path
+
+
+def replay_rows(result):
+    assert 'Traceback' not in result.stdout + result.stderr
+    return [line for line in result.stdout.splitlines() if 'FAILED (' in line]
+
+
+def test_a_named_function_is_never_called_on_a_path(tmp_path):
+    target = victim(tmp_path)
+    directory = session(
+        tmp_path,
+        case('Evil', replay_parser='shutil:rmtree', outputdir=str(target)),
+        case('HPCCCheck', replay_parser='shutil:rmtree', outputdir=str(target)),
+    )
+    result = clusterbench('replay', str(directory))
+    assert (target / 'precious').read_text() == 'keep me'
+    rows = replay_rows(result)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert len(rows) == 2
+    evil = next(r for r in rows if r.startswith('Evil'))
+    assert "FAILED (replay): no replay parser for Evil (the report's " in evil
+    assert "'shutil:rmtree' is not used)" in evil
+    hpcc = next(r for r in rows if r.startswith('HPCCCheck'))
+    assert f'not read: outputdir {target} is outside the session directory' in hpcc
+
+
+def test_run_path_on_a_main_module_runs_nothing(tmp_path):
+    marker = tmp_path / 'marker'
+    code = tmp_path / 'code'
+    code.mkdir()
+    (code / '__main__.py').write_text(f'open({str(marker)!r}, "w").write("ran")\n')
+    directory = session(
+        tmp_path,
+        case('Evil', replay_parser='runpy:run_path', outputdir=str(code)),
+        case(
+            'CGSolverCheck %stencil=7',
+            replay_parser='runpy:run_path',
+            stagedir=str(code),
+            job_stdout='__main__.py',
+        ),
+    )
+    result = clusterbench('replay', str(directory))
+    assert not marker.exists()
+    rows = replay_rows(result)
+    assert len(rows) == 2 and result.returncode == 1
+    assert any("'runpy:run_path' is not used" in r for r in rows)
+    assert any(f'stagedir {code} is outside the session directory' in r for r in rows)
+
+
+def test_paths_escaping_the_session_by_name_or_link_are_not_read(tmp_path):
+    outside = victim(tmp_path)
+    directory = session(
+        tmp_path,
+        case('HPCCCheck', outputdir='link'),
+        case('CGSolverCheck %stencil=27', outputdir='.', job_stdout='../v/precious'),
+    )
+    os.symlink(outside, directory / 'link')
+    rows = replay_rows(clusterbench('replay', str(directory)))
+    assert len(rows) == 2
+    assert all('is outside the session directory' in r for r in rows), rows
+    assert not any('not read\n' in r or 'keep me' in r for r in rows)
