@@ -69,7 +69,12 @@ def check_file(path):
         raise ReferenceFileError(f'{path}: cannot read: {err.strerror}') from None
     except yaml.MarkedYAMLError as err:
         line = err.problem_mark.line + 1 if err.problem_mark else 0
-        raise ReferenceFileError(f'{path}:{line}: YAML error: {err.problem}') from None
+        problem = err.problem
+        if err.context_mark and err.context_mark.line + 1 != line:
+            # An unclosed bracket is noticed lines later: name where it opened.
+            problem = f'{err.context}: {problem} (line {line})'
+            line = err.context_mark.line + 1
+        raise ReferenceFileError(f'{path}:{line}: YAML error: {problem}') from None
     except yaml.YAMLError as err:
         raise ReferenceFileError(f'{path}: YAML error: {err}') from None
     if root is None:
