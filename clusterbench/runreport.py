@@ -163,9 +163,11 @@ _JSON_TYPES = {
 def validate(data, source):
     """Raise one line naming *source*, the place and the problem, unless *data*
     has the shape of a ReFrame run report where clusterbench reads it."""
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
-    if error is None:
+    errors = list(_VALIDATOR.iter_errors(data))
+    if not errors:
         return
+    # The outermost problem, and of those the first in the file.
+    error = min(errors, key=lambda e: len(e.absolute_path))
     where = ''.join(
         f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
         for p in error.absolute_path
