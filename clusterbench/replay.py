@@ -100,7 +100,11 @@ def replay(path, references):
         except ClusterbenchError as err:
             failures.append(Failure(*ident, 'sanity', str(err)))
             continue
-        refs = reflookup.references_for(case, references, cache)
+        try:
+            refs = reflookup.references_for(case, references, cache)
+        except reflookup.OutsideDirectory as err:
+            failures.append(Failure(*ident, 'replay', str(err)))
+            continue
         for name, (value, unit) in found.items():
             ref = refs.get(name)
             figures.append(

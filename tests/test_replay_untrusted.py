@@ -3,6 +3,7 @@ nothing outside the session directory is read (issue 22, item 1)."""
 
 import json
 import os
+import shutil
 
 from rfm import clusterbench
 
@@ -99,3 +100,34 @@ def test_paths_escaping_the_session_by_name_or_link_are_not_read(tmp_path):
     assert len(rows) == 2
     assert all('is outside the session directory' in r for r in rows), rows
     assert not any('not read\n' in r or 'keep me' in r for r in rows)
+
+
+def test_a_reference_file_outside_the_references_is_not_read(tmp_path, fixtures_dir):
+    # A real, verified HPCC output (2 ranks) inside the session, but the
+    # report points the reference look-up at a file elsewhere.
+    directory = session(
+        tmp_path,
+        case('HPCCCheck', outputdir='out', reference_file='../v/secret.yaml'),
+    )
+    (directory / 'out').mkdir()
+    shutil.copy(
+        os.path.join(fixtures_dir, 'hpcc', 'hpccoutf.N2000.1x2.txt'),
+        directory / 'out' / 'hpccoutf.txt',
+    )
+    outside = tmp_path / 'v'
+    outside.mkdir()
+    (outside / 'secret.yaml').write_text('HPCCCheck: {"local:default": {}}\n')
+    refs = tmp_path / 'refs'
+    refs.mkdir()
+    result = clusterbench('replay', str(directory), '--references', str(refs))
+    rows = replay_rows(result)
+    assert len(rows) == 1
+    assert "reference file '../v/secret.yaml' is outside" in rows[0]
+    # The same output with the reference file it should name: judged.
+    report = json.loads((directory / 'report.json').read_text())
+    report['runs'][0]['testcases'][0]['reference_file'] = 'hpcc.yaml'
+    (directory / 'report.json').write_text(json.dumps(report))
+    result = clusterbench('replay', str(directory), '--references', str(refs))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not replay_rows(result)
+    assert ' hpl ' in result.stdout
