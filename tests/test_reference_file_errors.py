@@ -32,6 +32,8 @@ BROKEN = {
         HPL.replace('-0.37', '0.5'),
         'hpl: lower threshold 0.5 must be a number <= 0 or null',
     ),
+    # A byte that is not UTF-8 (surrogateescape writes it as 0xff).
+    'encoding': (HPL.replace('GFlop/s', 'GFlop\udcff'), 'hpcc.yaml:11: not UTF-8 text'),
 }
 
 
@@ -41,7 +43,7 @@ def broken_copy(tmp_path, what):
     lines = (refs / 'hpcc.yaml').read_text().splitlines(keepends=True)
     assert lines[10] == HPL, 'reference_data/hpcc.yaml changed: update this test'
     lines[10] = BROKEN[what][0]
-    (refs / 'hpcc.yaml').write_text(''.join(lines))
+    (refs / 'hpcc.yaml').write_bytes(''.join(lines).encode(errors='surrogateescape'))
     return refs
 
 
