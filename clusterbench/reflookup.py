@@ -13,6 +13,12 @@ class OutsideDirectory(ClusterbenchError):
 
 
 def index_value(case, name):
+    value = _index_value(case, name)
+    # A report is data from elsewhere: only a scalar can be an index key.
+    return value if isinstance(value, (str, int, float)) else None
+
+
+def _index_value(case, name):
     if name == '$partition':
         return f'{case["system"]}:{case["partition"]}'
     if name == '$system':

@@ -70,6 +70,8 @@ def _nullable(kind):
 
 _NUMBER = _nullable('number')
 _TEXT = _nullable('string')
+_SCALAR = {'type': ['string', 'number', 'boolean', 'null']}
+_NAME = {'type': 'string', 'pattern': r'^\S', 'description': 'a test name'}
 
 #: The parts of a ReFrame 4.10 run report that clusterbench reads, and their
 #: types. Checked before any of it is used, so a foreign file (a SARIF log also
@@ -99,8 +101,8 @@ SCHEMA = {
             'type': 'object',
             'required': ['display_name', 'system', 'partition', 'environ'],
             'properties': {
-                'name': {'type': 'string'},
-                'display_name': {'type': 'string'},
+                'name': _NAME,
+                'display_name': _NAME,
                 'system': {'type': 'string'},
                 'partition': {'type': 'string'},
                 'environ': {'type': 'string'},
@@ -122,14 +124,27 @@ SCHEMA = {
                     'type': ['array', 'null'],
                     'items': {'type': 'string'},
                 },
-                'processor_facts': _nullable('object'),
+                'processor_facts': {
+                    'type': ['object', 'null'],
+                    'additionalProperties': _SCALAR,
+                },
+                'node_facts': {
+                    'type': ['object', 'null'],
+                    'additionalProperties': {'type': 'object'},
+                },
+                'energy_summary': _nullable('object'),
+                'mpi_profile_summary': _nullable('object'),
+                'uuid': _TEXT,
                 'hpl_problem': {
                     'type': ['object', 'null'],
                     'properties': {'n': {'type': 'integer'}},
                 },
-                'node_facts': _nullable('object'),
                 'perfvalues': {
                     'type': ['object', 'null'],
+                    'propertyNames': {
+                        'pattern': '^[^:]*:[^:]*:.',
+                        'description': '<system>:<partition>:<figure>',
+                    },
                     # (value, reference, lower, upper, unit, result)
                     'additionalProperties': {
                         'type': 'array',
@@ -182,6 +197,8 @@ def validate(data, source):
             f'{_short(error.instance)} is {_JSON_TYPES.get(type(error.instance), "?")}'
             f', expected {"an" if expected[0] in "aeio" else "a"} {expected}'
         )
+    elif error.validator == 'pattern':
+        problem = f'{_short(error.instance)} is not {error.schema["description"]}'
     elif error.validator == 'minItems':
         problem = f'{len(error.instance)} item(s), expected {error.validator_value}'
     else:
@@ -240,7 +257,9 @@ def extract(data, path):
             failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
             continue
         for key, values in (case.get('perfvalues') or {}).items():
-            figures.append(_figure(ident, key, values, run_index, path))
+            # A figure without a value is missing, never zero.
+            if values[0] is not None:
+                figures.append(_figure(ident, key, values, run_index, path))
     return figures, failures
 
 
