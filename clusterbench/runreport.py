@@ -70,7 +70,6 @@ def _nullable(kind):
 
 _NUMBER = _nullable('number')
 _TEXT = _nullable('string')
-_SCALAR = {'type': ['string', 'number', 'boolean', 'null']}
 _NAME = {'type': 'string', 'pattern': r'^\S', 'description': 'a test name'}
 
 #: The parts of a ReFrame 4.10 run report that clusterbench reads, and their
@@ -124,10 +123,9 @@ SCHEMA = {
                     'type': ['array', 'null'],
                     'items': {'type': 'string'},
                 },
-                'processor_facts': {
-                    'type': ['object', 'null'],
-                    'additionalProperties': _SCALAR,
-                },
+                # Its values are index keys only where they are scalars
+                # (reflookup.index_value): other facts may be added freely.
+                'processor_facts': _nullable('object'),
                 'node_facts': {
                     'type': ['object', 'null'],
                     'additionalProperties': {'type': 'object'},

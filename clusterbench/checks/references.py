@@ -114,5 +114,4 @@ def _problem(path):
             _PROBLEMS[key] = str(err)
         except Exception as err:  # noqa: BLE001 - the test must fail, not vanish
             _PROBLEMS[key] = f'{_shown(path)}: cannot be read: {err}'
-
     return _PROBLEMS[key]
