@@ -43,6 +43,7 @@ def figures(query, config):
     found = []
     for session in sessions(query, config):
         uuid = session.get('session_info', {}).get('uuid', '?')
+        runreport.validate(session, f'stored session {uuid}')
         figs, _ = runreport.extract(session, f'stored session {uuid}')
         found += figs
     return found

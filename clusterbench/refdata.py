@@ -74,9 +74,18 @@ def check_file(path):
         raise ReferenceFileError(f'{path}: cannot read: {err.strerror}') from None
     except yaml.MarkedYAMLError as err:
         line = err.problem_mark.line + 1 if err.problem_mark else 0
-        raise ReferenceFileError(f'{path}:{line}: YAML error: {err.problem}') from None
+        problem = err.problem
+        if err.context_mark and err.context_mark.line + 1 != line:
+            # An unclosed bracket is noticed lines later: name where it opened.
+            problem = f'{err.context}: {problem} (line {line})'
+            line = err.context_mark.line + 1
+        raise ReferenceFileError(f'{path}:{line}: YAML error: {problem}') from None
     except yaml.YAMLError as err:
         raise ReferenceFileError(f'{path}: YAML error: {err}') from None
+    except UnicodeDecodeError:
+        raise ReferenceFileError(
+            f'{path}:{_undecodable_line(path)}: not UTF-8 text'
+        ) from None
     if root is None:
         return {}
     counts = {}
@@ -87,6 +96,16 @@ def check_file(path):
             )
         counts[test] = _check_test(path, test, body)
     return counts
+
+
+def _undecodable_line(path):
+    with open(path, 'rb') as ref:
+        data = ref.read()
+    try:
+        data.decode('utf-8')
+    except UnicodeDecodeError as err:
+        return data.count(b'\n', 0, err.start) + 1
+    return 0
 
 
 def _check_test(path, test, body):

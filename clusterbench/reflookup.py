@@ -8,7 +8,17 @@ import yaml
 from clusterbench.errors import ClusterbenchError
 
 
+class OutsideDirectory(ClusterbenchError):
+    """A reference file named by a report that lies outside the directory."""
+
+
 def index_value(case, name):
+    value = _index_value(case, name)
+    # A report is data from elsewhere: only a scalar can be an index key.
+    return value if isinstance(value, (str, int, float)) else None
+
+
+def _index_value(case, name):
     if name == '$partition':
         return f'{case["system"]}:{case["partition"]}'
     if name == '$system':
@@ -52,6 +62,12 @@ def references_for(case, directory, cache=None):
     if not name:
         return {}
     path = os.path.join(directory, name)
+    # The name comes from a run report: it may not lead out of the directory.
+    root = os.path.realpath(directory)
+    if os.path.commonpath([os.path.realpath(path), root]) != root:
+        raise OutsideDirectory(
+            f'reference file {str(name)[:80]!r} is outside {directory}: not read'
+        )
     if path not in cache:
         cache[path] = load_file(path)
     entry = cache[path].get(case['name'].split()[0])

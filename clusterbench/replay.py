@@ -3,14 +3,26 @@
 Nothing is re-run. For every test case of a stored session, the benchmark's
 own output is parsed and verified again by the check's parser, and the
 figures are judged against the references now in reference_data/.
+
+A report is data, never code: the parser is chosen from :data:`PARSERS` by the
+test's class name (whatever a report's ``replay_parser`` says is ignored), and
+only files inside the session directory are read.
 """
 
-import importlib
 import os
 
 from clusterbench import reflookup, runreport, verdict
 from clusterbench.errors import ClusterbenchError
+from clusterbench.parsers import cgsolver, hpcc
 from clusterbench.runreport import Failure, Figure
+
+#: The checks whose stored outputs can be verified again: class name -> the
+#: parser module (``replay_file(case)`` names the benchmark's output file,
+#: ``replay(directory, case)`` verifies it and returns its figures).
+PARSERS = {
+    'HPCCCheck': hpcc,
+    'CGSolverCheck': cgsolver,
+}
 
 
 def find_report(path):
@@ -25,42 +37,74 @@ def find_report(path):
     )
 
 
-def _parser(spec, case):
-    module, _, func = spec.partition(':')
-    try:
-        return getattr(importlib.import_module(module), func)
-    except (ImportError, AttributeError):
-        raise ClusterbenchError(
-            f'{case["name"]}: unknown output parser {spec!r}'
-        ) from None
+def _inside(path, root):
+    """*path* resolved (symbolic links too) if it lies under *root*, else None."""
+    real = os.path.realpath(path)
+    return real if os.path.commonpath([real, root]) == root else None
+
+
+def output_directory(case, parser, root):
+    """The directory under *root* holding the case's stored output, or a
+    Failure reason. ReFrame copies a passed test's files to its output
+    directory but leaves a failed (e.g. FLAGGED) test's files in its stage
+    directory, so both are looked at, in that order."""
+    outside = []
+    for key in ('outputdir', 'stagedir'):
+        directory = case.get(key)
+        if not directory:
+            continue
+        directory = os.path.join(root, directory)  # a relative one is the session's
+        name = os.path.join(directory, parser.replay_file(case))
+        if _inside(directory, root) is None or _inside(name, root) is None:
+            outside.append(f'{key} {directory}')
+        elif os.path.isfile(name):
+            return os.path.realpath(directory), None
+    if outside:
+        return None, (
+            f'not read: {", ".join(outside)} is outside the session directory {root}'
+        )
+    return None, (
+        f'stored output {parser.replay_file(case)} found in neither outputdir '
+        f'nor stagedir'
+    )
 
 
 def replay(path, references):
     report = find_report(path)
     data = runreport.load(report)
+    root = os.path.realpath(os.path.dirname(os.path.abspath(report)))
     figures, failures, cache = [], [], {}
     for case in runreport.cases(data, report):
-        spec = case.get('replay_parser')
-        if case.get('fixture') or not spec:
+        if case.get('fixture'):
             continue
         ident = (case['name'], case['system'], case['partition'], case['environ'])
-        directory = next(
-            (
-                d
-                for d in (case.get('outputdir'), case.get('stagedir'))
-                if d and os.path.isdir(d)
-            ),
-            None,
-        )
+        check = case['name'].split()[0]
+        parser = PARSERS.get(check)
+        if parser is None:
+            if case.get('replay_parser'):
+                reason = (
+                    f"no replay parser for {check} (the report's replay_parser "
+                    f'{str(case["replay_parser"])[:60]!r} is not used)'
+                )
+                failures.append(Failure(*ident, 'replay', reason))
+            continue
+        if not isinstance(case.get('num_tasks'), int):
+            failures.append(Failure(*ident, 'replay', 'the report has no num_tasks'))
+            continue
+        directory, problem = output_directory(case, parser, root)
         if directory is None:
-            failures.append(Failure(*ident, 'replay', 'stored outputs not found'))
+            failures.append(Failure(*ident, 'replay', problem))
             continue
         try:
-            found = _parser(spec, case)(directory, case)
+            found = parser.replay(directory, case)
         except ClusterbenchError as err:
             failures.append(Failure(*ident, 'sanity', str(err)))
             continue
-        refs = reflookup.references_for(case, references, cache)
+        try:
+            refs = reflookup.references_for(case, references, cache)
+        except reflookup.OutsideDirectory as err:
+            failures.append(Failure(*ident, 'replay', str(err)))
+            continue
         for name, (value, unit) in found.items():
             ref = refs.get(name)
             figures.append(

@@ -3,7 +3,6 @@
 import os
 import runpy
 import shlex
-import subprocess
 import sys
 import time
 
@@ -11,6 +10,7 @@ from clusterbench import (
     nodelock,
     refdata,
     refdir,
+    reframe_output,
     runreport,
     selection,
     sessionreport,
@@ -130,32 +130,33 @@ def run(
     try:
         if lock:
             lock.record(f'pid {os.getpid()}, session {prefix}')
-        status = subprocess.call(
-            [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]], env=env
+        ran = reframe_output.run(
+            [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]],
+            out=out,
+            env=env,
         )
     finally:
         if lock:
             lock.release()
-    if not os.path.exists(report):
-        _remove_if_empty(prefix)
-        if status == 0:
-            environs = {
-                e for p in _partitions(config, system) for e in p.get('environs', [])
-            }
-            raise ClusterbenchError(selection.nothing_selected(system, environs, extra))
-        raise ClusterbenchError(
-            f'ReFrame wrote no report (exit {status}); see its error above'
-        )
-    data = runreport.load(report)
+    status = ran.status
+    data = _session_report(report, prefix, ran, config, system, extra)
     if not data['session_info'].get('num_cases'):
-        raise ClusterbenchError(
-            f'{report}: no test ran on {system} (a check file '
-            f'that failed to load is reported above)'
+        why = (
+            '; '.join(ran.not_loaded)
+            or 'a check file that failed to load is reported above'
         )
-    figures, failures = runreport.figures_and_failures(report)
+        raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
+    figures, failures = runreport.extract(data, report)
     table = verdict.rows(verdict.group(figures), failures)
     print(f'\nResults: {prefix}\n', file=out)
-    print(verdictview.render(table, 'table', strict, verbose, show_all), file=out)
+    print(
+        verdictview.render(
+            table, 'table', strict, verbose, show_all, not_loaded=ran.not_loaded
+        ),
+        file=out,
+    )
+    if ran.no_space:
+        print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
     details = sessionreport.text([report])
     if details:
         print(f'\n{details}', file=out)
@@ -163,7 +164,11 @@ def run(
         with open(junit, 'w') as xml:
             xml.write(verdictview.format_junit(table, strict) + '\n')
     code = verdict.exit_code(table, strict)
-    if status and not code and not _only_performance_failures(data):
+    if code == verdict.EXIT_REGRESSION:
+        return code
+    if ran.not_loaded or ran.no_space:
+        return verdict.EXIT_REGRESSION
+    if status and not _only_performance_failures(data):
         return verdict.EXIT_REGRESSION
     return code
 
@@ -181,6 +186,42 @@ def _only_performance_failures(data):
         if case.get('result') not in ('pass', 'xfail', 'skip')
     ]
     return bool(failed) and all(c.get('fail_phase') == 'performance' for c in failed)
+
+
+NO_SPACE_TEXT = 'no space left on device'
+
+
+def _session_report(report, prefix, ran, config, system, extra):
+    """The session's report, or one line saying why there is none."""
+    try:
+        return runreport.load(report)
+    except ClusterbenchError:
+        if ran.no_space:
+            # ReFrame leaves a torn (often empty) report behind: not a result.
+            _remove(report)
+            raise ClusterbenchError(
+                f'{report}: not written: {NO_SPACE_TEXT} ({prefix})'
+            ) from None
+        if os.path.exists(report):
+            raise
+    _remove_if_empty(prefix)
+    if ran.stopped:
+        raise ClusterbenchError(f'ReFrame stopped (exit {ran.status}): {ran.stopped}')
+    if ran.status == 0:
+        environs = {
+            e for p in _partitions(config, system) for e in p.get('environs', [])
+        }
+        raise ClusterbenchError(selection.nothing_selected(system, environs, extra))
+    raise ClusterbenchError(
+        f'ReFrame wrote no report (exit {ran.status}); see its error above'
+    )
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _remove_if_empty(path):

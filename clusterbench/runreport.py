@@ -4,6 +4,8 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
+import jsonschema
+
 from clusterbench.errors import ClusterbenchError
 
 #: The phase recorded for a test case that was skipped with a reason.
@@ -56,9 +58,157 @@ def load(path):
         raise ClusterbenchError(
             f'{path}:{err.lineno}: not a JSON report: {err.msg}'
         ) from None
-    if not isinstance(data, dict) or not isinstance(data.get('runs'), list):
-        raise ClusterbenchError(f'{path}: not a ReFrame run report (no "runs" list)')
+    except UnicodeDecodeError:
+        raise ClusterbenchError(f'{path}: not a JSON report: not UTF-8 text') from None
+    validate(data, path)
     return data
+
+
+def _nullable(kind):
+    return {'type': [kind, 'null']}
+
+
+_NUMBER = _nullable('number')
+_TEXT = _nullable('string')
+_NAME = {'type': 'string', 'pattern': r'^\S', 'description': 'a test name'}
+
+#: The parts of a ReFrame 4.10 run report that clusterbench reads, and their
+#: types. Checked before any of it is used, so a foreign file (a SARIF log also
+#: has a "runs" list) or a hand-edited one is one line, never a traceback or an
+#: empty, passing table.
+SCHEMA = {
+    'type': 'object',
+    'required': ['session_info', 'runs'],
+    'properties': {
+        'session_info': {
+            'type': 'object',
+            'properties': {'uuid': _TEXT, 'num_cases': _nullable('integer')},
+        },
+        'runs': {
+            'type': 'array',
+            'items': {
+                'type': 'object',
+                'required': ['testcases'],
+                'properties': {
+                    'testcases': {'type': 'array', 'items': {'$ref': '#/$defs/case'}}
+                },
+            },
+        },
+    },
+    '$defs': {
+        'case': {
+            'type': 'object',
+            'required': ['display_name', 'system', 'partition', 'environ'],
+            'properties': {
+                'name': _NAME,
+                'display_name': _NAME,
+                'system': {'type': 'string'},
+                'partition': {'type': 'string'},
+                'environ': {'type': 'string'},
+                'result': _TEXT,
+                'fail_phase': _TEXT,
+                'fail_reason': _TEXT,
+                'fixture': {'type': 'boolean'},
+                'run_index': _nullable('integer'),
+                'num_tasks': _nullable('integer'),
+                'outputdir': _TEXT,
+                'stagedir': _TEXT,
+                'job_stdout': _TEXT,
+                'job_nodelist': {
+                    'type': ['array', 'null'],
+                    'items': {'type': 'string'},
+                },
+                'reference_file': _TEXT,
+                'reference_index': {
+                    'type': ['array', 'null'],
+                    'items': {'type': 'string'},
+                },
+                # Its values are index keys only where they are scalars
+                # (reflookup.index_value): other facts may be added freely.
+                'processor_facts': _nullable('object'),
+                'node_facts': {
+                    'type': ['object', 'null'],
+                    'additionalProperties': {'type': 'object'},
+                },
+                'energy_summary': _nullable('object'),
+                'mpi_profile_summary': _nullable('object'),
+                'uuid': _TEXT,
+                'hpl_problem': {
+                    'type': ['object', 'null'],
+                    'properties': {'n': {'type': 'integer'}},
+                },
+                'perfvalues': {
+                    'type': ['object', 'null'],
+                    'propertyNames': {
+                        'pattern': '^[^:]*:[^:]*:.',
+                        'description': '<system>:<partition>:<figure>',
+                    },
+                    # (value, reference, lower, upper, unit, result)
+                    'additionalProperties': {
+                        'type': 'array',
+                        'minItems': 6,
+                        'prefixItems': [
+                            _NUMBER,
+                            _NUMBER,
+                            _NUMBER,
+                            _NUMBER,
+                            _TEXT,
+                            _TEXT,
+                        ],
+                    },
+                },
+            },
+        }
+    },
+}
+_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+_JSON_TYPES = {
+    dict: 'an object',
+    list: 'an array',
+    str: 'a string',
+    bool: 'a boolean',
+    int: 'an integer',
+    float: 'a number',
+    type(None): 'null',
+}
+
+
+def validate(data, source):
+    """Raise one line naming *source*, the place and the problem, unless *data*
+    has the shape of a ReFrame run report where clusterbench reads it."""
+    errors = list(_VALIDATOR.iter_errors(data))
+    if not errors:
+        return
+    # The outermost problem, and of those the first in the file.
+    error = min(errors, key=lambda e: len(e.absolute_path))
+    where = ''.join(
+        f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
+        for p in error.absolute_path
+    ).lstrip('.')
+    if error.validator == 'required':
+        missing = next(k for k in error.validator_value if k not in error.instance)
+        problem = f'no "{missing}"'
+    elif error.validator == 'type':
+        expected = error.validator_value
+        expected = expected if isinstance(expected, str) else expected[0]
+        problem = (
+            f'{_short(error.instance)} is {_JSON_TYPES.get(type(error.instance), "?")}'
+            f', expected {"an" if expected[0] in "aeio" else "a"} {expected}'
+        )
+    elif error.validator == 'pattern':
+        problem = f'{_short(error.instance)} is not {error.schema["description"]}'
+    elif error.validator == 'minItems':
+        problem = f'{len(error.instance)} item(s), expected {error.validator_value}'
+    else:
+        problem = error.message
+    raise ClusterbenchError(
+        f'{source}: not a ReFrame run report: {where + ": " if where else ""}{problem}'
+    )
+
+
+def _short(value, width=40):
+    text = json.dumps(value)
+    return text if len(text) <= width else text[: width - 3] + '...'
 
 
 def cases(data, path='report'):
@@ -105,7 +255,9 @@ def extract(data, path):
             failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
             continue
         for key, values in (case.get('perfvalues') or {}).items():
-            figures.append(_figure(ident, key, values, run_index, path))
+            # A figure without a value is missing, never zero.
+            if values[0] is not None:
+                figures.append(_figure(ident, key, values, run_index, path))
     return figures, failures
 
 

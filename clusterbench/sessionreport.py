@@ -35,23 +35,36 @@ def sections(report_paths):
                     software.setdefault(host, {}).setdefault(case['environ'], facts)
             summary = case.get('energy_summary') or {}
             if summary and not summary.get('available'):
-                no_energy.setdefault(summary.get('host') or '?', summary.get('reason'))
+                no_energy.setdefault(
+                    str(summary.get('host') or '?'), summary.get('reason')
+                )
     lines = []
     for title, digest in profiles:
-        lines += ['', f'MPI profile: {title}', *profile.format_summary(digest)]
+        lines += ['', f'MPI profile: {title}']
+        lines += _shown(title, profile.format_summary, digest)
     if nodes:
         lines += ['', 'Nodes:']
         for host, facts in sorted(nodes.items()):
             if 'error' in facts:
                 lines.append(f'  {host}: facts unreadable: {facts["error"]}')
                 continue
-            lines += hwinfo.format_summary(facts, software=False)
+            lines += _shown(host, hwinfo.format_summary, facts, software=False)
             for environ, seen in sorted(software.get(host, {}).items()):
                 if 'error' not in seen:
-                    lines.append(f'    with {environ}: {hwinfo.format_software(seen)}')
+                    (text,) = _shown(host, lambda s: [hwinfo.format_software(s)], seen)
+                    lines.append(f'    with {environ}: {text}')
     for host, reason in sorted(no_energy.items()):
         lines += ['', f'Energy: not available on {host}: {reason}']
     return lines
+
+
+def _shown(what, format_lines, *args, **kwargs):
+    # These digests come from a report file, maybe edited or foreign: one
+    # that does not have the expected shape is named, not a traceback.
+    try:
+        return format_lines(*args, **kwargs)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        return [f'  {what}: not shown: malformed in the report']
 
 
 def text(report_paths):

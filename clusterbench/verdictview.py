@@ -244,16 +244,22 @@ def format_junit(table, strict=False):
 FORMATS = ('table', 'csv', 'json', 'junit')
 
 
-def render(table, fmt='table', strict=False, verbose=False, show_all=False):
-    """The verdicts in *fmt*; a table ends with the counts and what --strict
-    makes of them."""
+def render(
+    table, fmt='table', strict=False, verbose=False, show_all=False, not_loaded=()
+):
+    """The verdicts in *fmt*; a table ends with the counts (and the checks
+    that did not load, which fail a run) and what --strict makes of them."""
     if fmt == 'csv':
         return verdict.format_csv(table)
     if fmt == 'json':
         return verdict.format_json(table)
     if fmt == 'junit':
         return format_junit(table, strict)
-    text = format_table(table, verbose, show_all) + f'\n\n{verdict.summary(table)}'
+    summary = verdict.summary(table)
+    if not_loaded:
+        summary += f', {len(not_loaded)} not loaded'
+    text = format_table(table, verbose, show_all) + f'\n\n{summary}'
+    text += ''.join(f'\nnot loaded: {line}' for line in not_loaded)
     findings = _counts(verdict.strict_findings(table))
     if findings:
         effect = 'fail this run' if strict else 'would fail with --strict'

@@ -117,3 +117,59 @@ def test_compare_against_stored_history(session):
     )
     assert empty.returncode == 2
     assert 'no session' in empty.stderr or 'results database' in empty.stderr
+
+
+def _edits(data, path=(), depth=0):
+    """Every place of *data* (lists: their first two items), as key paths."""
+    if depth > 5:
+        return
+    items = data.items() if isinstance(data, dict) else enumerate(data[:2])
+    for key, value in items:
+        yield (*path, key)
+        if isinstance(value, (dict, list)):
+            yield from _edits(value, (*path, key), depth + 1)
+
+
+def test_no_edit_of_a_real_report_is_a_traceback(session, tmp_path):
+    # Every field of a real report replaced by a value of another type, or
+    # removed: each command either works or says what is wrong in one line.
+    import copy
+    import json
+
+    from clusterbench import cli, errors
+    from clusterbench.report import assemble
+
+    original = json.loads((session / 'report.json').read_text())
+    edited = session / 'edited.json'  # in the session: replay reads beside it
+    commands = {
+        'compare': lambda args: cli.main(['compare', args]),
+        'replay': lambda args: cli.main(['replay', args]),
+        'references update': lambda args: cli.main(
+            ['references', 'update', '--directory', str(tmp_path / 'refs'),
+             '--from', args]
+        ),
+        # What `report` reads (rendering, the slow part, is not repeated).
+        'report': lambda args: errors.run_command(
+            'report', lambda p: assemble.assemble(assemble.load_reports([p])), args
+        ),
+    }  # fmt: skip
+    tracebacks = []
+    for where in _edits(original):
+        for value in ('x', None, 'remove'):
+            data = copy.deepcopy(original)
+            parent = data
+            for key in where[:-1]:
+                parent = parent[key]
+            if value == 'remove':
+                del parent[where[-1]]
+            else:
+                parent[where[-1]] = value
+            edited.write_text(json.dumps(data))
+            for name, command in commands.items():
+                try:
+                    command(str(edited))
+                except Exception as exc:  # noqa: BLE001 - what the test looks for
+                    tracebacks.append((name, where, value, repr(exc)))
+    edited.unlink()
+    assert not tracebacks, tracebacks[:5]
+    assert not (tmp_path / 'refs').exists()

@@ -1,5 +1,7 @@
 """The HPCC check run for real through ReFrame on ``local`` (tiny HPL)."""
 
+import csv
+import io
 import os
 import re
 
@@ -165,3 +167,30 @@ def test_a_declared_link_gets_the_pingpong_efficiency_across_nodes(tmp_path):
     case = only_case(report)
     assert 'pingpong_link_efficiency' not in str(case['perfvalues'])
     assert case['efficiency_note'].startswith('one node:')
+
+
+def test_replay_rejudges_a_flagged_test_from_its_stage_directory(judged_run, tmp_path):
+    # ReFrame left the FLAGGED test's files in its stage directory (under the
+    # session prefix) and an empty output directory: replay reads the former.
+    _, _, report, prefix = judged_run
+    case = only_case(report)
+    assert not os.listdir(case['outputdir'])
+    refs = tmp_path / 'refs'
+    refs.mkdir()
+    (refs / 'hpcc.yaml').write_text(REFS)
+    result = clusterbench(
+        'replay', '--format', 'csv', str(prefix), '--references', str(refs)
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    verdicts = {
+        row['variable']: row['verdict']
+        for row in csv.DictReader(io.StringIO(result.stdout))
+    }
+    assert not any(v.startswith('FAILED') for v in verdicts.values())
+    assert verdicts['hpl'] == 'pass' and verdicts['mpifft'] == 'SLOWER'
+    # A band the stored figure meets: the same output now passes.
+    (refs / 'hpcc.yaml').write_text(
+        REFS.replace('[1.0e+6, -0.01, 0.01,', '[1.0, -1.0, 1.0e+6,')
+    )
+    result = clusterbench('replay', str(prefix), '--references', str(refs))
+    assert result.returncode == 0, result.stdout + result.stderr

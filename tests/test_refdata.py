@@ -84,7 +84,7 @@ def test_good_file_counts_figures(tmp_path):
         (
             "bw: [12, -0.05, 0.05, 'GB/s']",
             "bw: [12, -0.05, 0.05, 'GB/s'",
-            r'refs.yaml:12: YAML error',
+            r'refs.yaml:11: YAML error: while parsing a flow sequence: .* \(line 12\)',
         ),
         (
             "    bw: [12, -0.05, 0.05, 'GB/s']",

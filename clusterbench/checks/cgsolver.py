@@ -105,8 +105,6 @@ class CGSolverBase(
     scaling = variable(str, value='strong')
     precond = variable(str, value='none')
     tolerance = variable(float, value=1e-8)
-    #: How `clusterbench replay` re-reads a stored output.
-    replay_parser = variable(str, value='clusterbench.parsers.cgsolver:replay')
     time_limit = '30m'
 
     @run_after('setup')

@@ -89,8 +89,6 @@ class HPCCBase(
     executable = 'hpcc'
     reference_file = 'hpcc.yaml'
     num_nodes = variable(int, value=1)
-    #: How `clusterbench replay` re-reads a stored output.
-    replay_parser = variable(str, value='clusterbench.parsers.hpcc:replay')
     time_limit = '1h'
 
     @run_after('setup')

@@ -5,7 +5,10 @@ import os
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import run_after, run_before, variable
+from reframe.core.exceptions import ReferenceParseError
+
+from clusterbench import refdata
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
@@ -39,6 +42,8 @@ class ExternalReferences(rfm.RegressionTestPlugin):
     processor_facts = variable(typ.Dict[str, object], value={})
     #: The programming environment's extras (MPI, compiler, BLAS), for reports.
     environ_extras = variable(typ.Dict[str, object], value={})
+    #: Why the reference file cannot be used ('' if it can); fails the test.
+    reference_error = variable(str, value='', loggable=False)
 
     @run_after('init')
     def _use_external_references(self):
@@ -50,8 +55,24 @@ class ExternalReferences(rfm.RegressionTestPlugin):
             path = os.path.join(_PROJECT_REFERENCES, self.reference_file)
         # ReFrame drops a test whose reference file is missing; a missing file
         # must instead show as "no reference" on every figure.
-        if os.path.isfile(os.path.join(prefix, path)):
+        full = os.path.join(prefix, path)
+        if not os.path.isfile(full):
+            return
+        # ReFrame also drops the test (a warning, exit 0) when the file is
+        # malformed: validate it here and fail the test in setup instead.
+        self.reference_error = _problem(full)
+        if self.reference_error:
+            return
+        try:
             self.reference = {'$ref': path}
+        except Exception as err:  # noqa: BLE001 - anything ReFrame rejects
+            self.reference_error = f'{_shown(full)}: {err}'
+
+    @run_before('setup')
+    def _fail_on_a_broken_reference_file(self):
+        if self.reference_error:
+            # A ReFrame error: the reason is shown as one line, no traceback.
+            raise ReferenceParseError(self.reference_error)
 
     @run_after('setup')
     def _record_processor_facts(self):
@@ -64,3 +85,33 @@ class ExternalReferences(rfm.RegressionTestPlugin):
             'num_sockets': proc.num_sockets,
         }
         self.environ_extras = dict(self.current_environ.extras)
+
+
+#: Validation results per file state (path, mtime, size): one check per file,
+#: not one per test.
+_PROBLEMS = {}
+
+
+def _shown(path):
+    """*path* relative to the working directory when it lies under it."""
+    path = os.path.abspath(path)
+    here = os.getcwd()
+    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
+
+
+def _problem(path):
+    """One line saying what is wrong with the reference file, or ''."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        return f'{_shown(path)}: cannot read: {err.strerror}'
+    key = (os.path.abspath(path), info.st_mtime_ns, info.st_size)
+    if key not in _PROBLEMS:
+        try:
+            refdata.check_file(_shown(path))
+            _PROBLEMS[key] = ''
+        except refdata.ReferenceFileError as err:
+            _PROBLEMS[key] = str(err)
+        except Exception as err:  # noqa: BLE001 - the test must fail, not vanish
+            _PROBLEMS[key] = f'{_shown(path)}: cannot be read: {err}'
+    return _PROBLEMS[key]

@@ -80,9 +80,14 @@ def figures(result, source='cgsolver output'):
     return out
 
 
+def replay_file(case):
+    """The file of a stored run that :func:`replay` reads: the job's stdout."""
+    return case.get('job_stdout') or 'rfm_job.out'
+
+
 def replay(directory, case):
     """Figures of a stored run, verified again (``clusterbench replay``)."""
-    path = os.path.join(directory, case.get('job_stdout') or 'rfm_job.out')
+    path = os.path.join(directory, replay_file(case))
     try:
         with open(path) as f:
             text = f.read()

@@ -145,9 +145,14 @@ def figures(summary, source='hpccoutf.txt'):
     return result
 
 
+def replay_file(case):
+    """The file of a stored run that :func:`replay` reads."""
+    return 'hpccoutf.txt'
+
+
 def replay(directory, case):
     """Figures of a stored run, verified again (``clusterbench replay``)."""
-    path = os.path.join(directory, 'hpccoutf.txt')
+    path = os.path.join(directory, replay_file(case))
     try:
         with open(path) as f:
             text = f.read()

@@ -60,8 +60,7 @@ def load_history(query, config):
     runs = []
     for session in history.sessions(query, config):
         uuid = (session.get('session_info') or {}).get('uuid', '?')
-        if not isinstance(session.get('runs'), list):
-            raise ClusterbenchError(f'stored session {uuid}: no "runs" list')
+        runreport.validate(session, f'stored session {uuid}')
         runs.append(Run(f'stored session {uuid}', session))
     return runs
 

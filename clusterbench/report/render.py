@@ -14,6 +14,7 @@ import tempfile
 import jinja2
 
 from clusterbench import trend, verdict
+from clusterbench.errors import ClusterbenchError
 from clusterbench.report import assemble as model
 from clusterbench.report import plots as plotlib
 
@@ -158,33 +159,77 @@ def render(data, sections, data_dir):
 
 
 def write(data, output):
-    """Write the report to *output* and its CSVs beside it; return the paths."""
+    """Write the report to *output* and its CSVs beside it; return the paths.
+
+    All or nothing: every file is written to a temporary name first and only
+    renamed into place once all of them are complete, so a full disk (or any
+    other write error) leaves no partial report and no half-written CSV, only
+    one line naming the file and the reason.
+    """
     output = os.path.abspath(output)
     folder = os.path.dirname(output)
     stem = os.path.splitext(os.path.basename(output))[0]
     data_dir_name = f'{stem}-data'
     data_dir = os.path.join(folder, data_dir_name)
-    os.makedirs(data_dir, exist_ok=True)
     sections, plots = plotlib.make_all(data)
     html = render(data, sections, data_dir_name)
-    written = []
-    for plot in plots:
-        written.append(_atomic(os.path.join(data_dir, plot.csv_name), plot.csv_text))
-    written.append(_atomic(os.path.join(data_dir, 'summary.csv'), summary_csv(data)))
-    _atomic(output, html)
-    return output, data_dir, plots, written
+    files = [(os.path.join(data_dir, plot.csv_name), plot.csv_text) for plot in plots]
+    files.append((os.path.join(data_dir, 'summary.csv'), summary_csv(data)))
+    files.append((output, html))
+    made_dir = not os.path.isdir(data_dir)
+    staged = []
+    try:
+        _create(data_dir)
+        for path, text in files:
+            staged.append((_stage(path, text), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            _remove(tmp)
+        if made_dir:
+            _remove(data_dir, os.rmdir)
+        raise
+    return output, data_dir, plots, [path for path, _ in files[:-1]]
 
 
-def _atomic(path, text):
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.tmp-', suffix='.part')
+def _create(directory):
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as err:
+        raise ClusterbenchError(f'{directory}: cannot create: {_reason(err)}') from None
+
+
+def _stage(path, text):
+    """*text* in a temporary file beside *path*; return its name."""
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=os.path.dirname(path), prefix='.tmp-', suffix='.part'
+        )
+    except OSError as err:
+        raise ClusterbenchError(f'{path}: cannot write: {_reason(err)}') from None
     try:
         with os.fdopen(fd, 'w', encoding='utf-8') as f:
             f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+    except OSError as err:
+        _remove(tmp)
+        raise ClusterbenchError(f'{path}: cannot write: {_reason(err)}') from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
-    return path
+    return tmp
+
+
+def _reason(err):
+    # ENOSPC's text is "No space left on device"; say it the same way always.
+    return err.strerror.lower() if err.strerror else str(err)
+
+
+def _remove(path, remove=os.unlink):
+    try:
+        remove(path)
+    except OSError:
+        pass
