@@ -7,6 +7,7 @@ import sys
 from clusterbench import (
     __version__,
     history,
+    paths,
     profile,
     refdata,
     refupdate,
@@ -233,6 +234,11 @@ def parser():
     )
     report.add_arguments(rpt)
     rpt.set_defaults(func=_report)
+    paths.add_arguments(
+        sub.add_parser(
+            'paths', help='where the checks, site configs and references in use are'
+        )
+    )
     for name, (_, what) in DELEGATED.items():
         # Listed here; main() hands everything after the name to the module.
         sub.add_parser(name, help=what, add_help=False)

@@ -9,7 +9,13 @@ it offers as ReFrame *features*, which checks select on.
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROJECT = os.path.dirname(HERE)
+# Results go beside the checkout; from a wheel (read-only package data) to
+# the working directory.
+PROJECT = (
+    os.path.dirname(HERE)
+    if os.path.isfile(os.path.join(os.path.dirname(HERE), 'pyproject.toml'))
+    else os.getcwd()
+)
 WRAPPERS = os.path.join(HERE, 'bin')
 
 # Open MPI refuses root without these two; CI and containers run as root.
