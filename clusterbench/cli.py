@@ -16,6 +16,7 @@ from clusterbench import (
     runner,
     runreport,
     sessionreport,
+    siteinit,
     spackenv,
     verdict,
 )
@@ -238,6 +239,9 @@ def parser():
         sub.add_parser(
             'paths', help='where the checks, site configs and references in use are'
         )
+    )
+    siteinit.add_arguments(
+        sub.add_parser('site', help='generate a site configuration from the cluster')
     )
     for name, (_, what) in DELEGATED.items():
         # Listed here; main() hands everything after the name to the module.
