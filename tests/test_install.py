@@ -181,7 +181,7 @@ def test_installed_wheel_runs_from_outside_the_source_tree(installed):
     venv = installed[0]
     help_ = _run(installed, 'clusterbench', '--help')
     assert help_.returncode == 0, help_.stderr
-    assert 'paths' in help_.stdout
+    assert 'paths' in help_.stdout and 'site' in help_.stdout
     where = _run(
         installed, 'python', '-c', 'import clusterbench; print(clusterbench.__file__)'
     )
@@ -192,7 +192,7 @@ def test_installed_wheel_runs_from_outside_the_source_tree(installed):
     checks = _run(installed, 'clusterbench', 'paths', 'checks').stdout.strip()
     configs = _run(installed, 'clusterbench', 'paths', 'site_configs').stdout.strip()
     assert checks.startswith(str(venv)) and checks.endswith('share/reframe_checks')
-    for name in ('local.py', 'box.py', 'common.py'):
+    for name in ('local.py', 'box.py', 'common.py', 'example-site.py'):
         assert os.path.isfile(os.path.join(configs, name)), name
     listing = _run(
         installed,
