@@ -25,6 +25,10 @@ VALIDATION = [
     '^CGSolverCheck%stencil=7%variant=classic%ranks_per_node=all',
     '-S',
     'problem_class=S',
+    # Seconds of work: a job still running after minutes hangs (some MPICH
+    # builds can hang in MPI_Finalize, see box.py); it fails, not waits 30 min.
+    '-S',
+    'time_limit=5m',
 ]
 
 
