@@ -212,3 +212,16 @@ def test_installed_wheel_runs_from_outside_the_source_tree(installed):
     tree = os.path.dirname(checks)
     assert os.path.isfile(os.path.join(tree, 'reference_data', 'cgsolver.yaml'))
     assert os.path.isfile(os.path.join(tree, 'src', 'cgsolver', 'Makefile'))
+
+
+def test_readme_adoption_section_in_order():
+    with open(os.path.join(PROJECT, 'README.md')) as f:
+        text = f.read()
+    start = text.index('## Adopting clusterbench at your centre')
+    section = text[start : text.index('\n## ', start + 1)]
+    steps = ['**Install**', '**Generate the site config**', '**First run**']
+    steps.append('**First references**')
+    positions = [section.index(step) for step in steps]
+    assert positions == sorted(positions)
+    assert 'pip install' in section and 'clusterbench site init' in section
+    assert 'make dist' in section and 'clusterbench paths' in section
