@@ -6,6 +6,7 @@ could not be determined).
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -103,6 +104,18 @@ def test_module_listing_gives_one_environment_per_mpi():
         isinstance(env.compiler, Todo) and 'gcc/12.1, gcc/13.3' in env.compiler.reason
     )
     assert isinstance(env.blas, Todo)
+
+
+@pytest.mark.skipif(
+    not shutil.which('mpicc.openmpi') or not shutil.which('mpicc.mpich'),
+    reason="Debian's Open MPI and MPICH are not installed",
+)
+def test_debian_wrappers_on_path_are_found_here():
+    found = {e.name: e for e in sitefacts.environs_from_path()}
+    assert set(found) == {'gnu-openmpi', 'gnu-mpich'}
+    assert {e.kind for e in found.values()} == {'debian'}
+    assert found['gnu-mpich'].mpi == 'mpich'
+    assert found['gnu-openmpi'].blas == 'openblas'  # libopenblas-dev is installed
 
 
 def test_generated_config_with_todos_loads_in_reframe(tmp_path):
