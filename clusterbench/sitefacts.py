@@ -281,7 +281,10 @@ def _family(module, table):
 
 
 def _version_key(module):
-    return [int(p) if p.isdigit() else p for p in re.split(r'[./-]', module)]
+    return [
+        (0, int(p), '') if p.isdigit() else (1, 0, p)
+        for p in re.split(r'[./-]', module)
+    ]
 
 
 def environs_from_modules(modules):
