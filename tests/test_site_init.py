@@ -216,10 +216,19 @@ def test_init_on_the_box_then_plain_reframe_passes(tmp_path):
         assert "['SLURM_MPI_TYPE', 'pmi2']" in text
         assert "'num_cpus': 1," in text
         assert (out / 'spack_envs' / 'newsite' / 'compute' / 'spack.yaml').is_file()
-        # The validating check ran on the partition and nothing failed.
-        assert 'newsite:compute' in proc.stdout
-        assert 'FAILED' not in proc.stdout
-        assert 'CGSolverCheck' in proc.stdout
+        # The validating check ran on the partition, on both nodes, and passed;
+        # its figures have no reference on a new system, visibly.
+        assert ', 0 FAILED\n' in proc.stdout and 'no reference' in proc.stdout
+        (report,) = (out / 'results' / 'newsite-compute').glob('*/report.json')
+        checked = [
+            c
+            for r in json.loads(report.read_text())['runs']
+            for c in r['testcases']
+            if c['name'].startswith('CGSolverCheck')
+        ]
+        assert {c['environ'] for c in checked} == {'gnu-openmpi', 'gnu-mpich'}
+        assert all(c['result'] == 'pass' for c in checked)
+        assert {c['num_tasks'] for c in checked} == {2}
 
         code, output, report = testing.run_reframe(
             str(config),
@@ -235,7 +244,9 @@ def test_init_on_the_box_then_plain_reframe_passes(tmp_path):
         cases = [c for r in report['runs'] for c in r['testcases']]
         runs = [c for c in cases if c['name'].startswith('CGSolverCheck')]
         assert runs and all(c['result'] == 'pass' for c in cases)
-        assert {c['system'] for c in runs} == {'newsite:compute'}
+        # Every variant (stencil x variant x ranks per node) in both environments.
+        assert len(runs) == 16
+        assert {(c['system'], c['partition']) for c in runs} == {('newsite', 'compute')}
         assert {c['environ'] for c in runs} == {'gnu-openmpi', 'gnu-mpich'}
 
         again = site_init('--system', 'newsite', '--out', str(out), env=env)
