@@ -418,9 +418,16 @@ def node_topology(partition, workdir, env=None, timeout=180):
         with open(out_file) as f:
             facts = json.load(f)
     except (OSError, ValueError):
+        # ReFrame's own complaint, not srun's "task 0: Exited with exit code 1".
+        own = [
+            line
+            for line in (out + err).splitlines()
+            if line.strip() and not line.startswith('srun:')
+        ]
+        errors = [line for line in own if 'error' in line.lower()]
         return Todo(
             f'srun reframe --detect-host-topology on {partition} gave no facts '
-            f'(exit {code}): {said(out, err)}'
+            f'(exit {code}): {said(*(errors[:1] or own or [out + err]))}'
         )
     finally:
         if os.path.exists(out_file):

@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import PROJECT
 
-from clusterbench import sitefacts, siteinit
+from clusterbench import sitefacts, siteinit, spackenv
 from clusterbench.sitefacts import Todo
 from clusterbench.testcluster import testing
 
@@ -179,6 +179,33 @@ def test_generated_config_with_todos_loads_in_reframe(tmp_path):
     assert envs['gnu-mvapich']['modules'] == ['mvapich/4.1']
     # MVAPICH's first choice (pmi2) is not there: Slurm's pmix starts it too.
     assert envs['gnu-mvapich']['env_vars'] == [['SLURM_MPI_TYPE', 'pmix']]
+
+
+def test_spack_skeleton_leaves_exactly_the_site_pins_to_do(tmp_path):
+    envs_dir = tmp_path / 'spack_envs'
+    environs = [
+        sitefacts.Environ('gnu-openmpi', 'openmpi', 'debian'),
+        sitefacts.Environ('gnu-mpich', 'mpich', 'debian'),
+    ]
+    path = envs_dir / 'gen' / 'compute'
+    path.mkdir(parents=True)
+    text = siteinit.spack_skeleton('gen', 'compute', environs, str(envs_dir))
+    (path / 'spack.yaml').write_text(text)
+    env = spackenv.load(str(path))
+    assert env.mpi_providers() == ['mpich', 'openmpi']
+    assert env.concretizer == {'reuse': False, 'unify': False}
+    assert spackenv.expected_roots(['mpich', 'openmpi'])[0] in env.specs
+    where = f'{path}/spack.yaml'
+    assert spackenv.convention_problems(env) == [
+        f'{where}: packages:c:require: compiler not pinned',
+        f'{where}: packages:cxx:require: compiler not pinned',
+        f'{where}: packages:fortran:require: compiler not pinned',
+        f'{where}: packages:blas:require: pin one provider (e.g. openblas), got none',
+        f'{where}: packages:lapack:require: pin one provider (e.g. openblas), got none',
+        f'{where}: packages:all:require: pin one portable target (x86_64, '
+        'x86_64_v2, x86_64_v3, x86_64_v4, aarch64, ppc64le, riscv64), got none',
+    ]
+    assert text.count('# TODO') == 3
 
 
 def test_init_never_overwrites_without_force(tmp_path):
