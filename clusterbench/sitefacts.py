@@ -42,7 +42,8 @@ def command(args, timeout=60, env=None):
 
 def said(*texts):
     """The last line a failed command printed: reasons stay one line."""
-    lines = [line.strip() for t in texts for line in t.splitlines() if line.strip()]
+    text = re.sub(r'\x1b\[[0-9;]*m', '', '\n'.join(texts))  # ReFrame's colours
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else 'no output'
 
 
@@ -394,10 +395,9 @@ def environs():
 # -- one compute node's processor --------------------------------------------
 
 
-def node_topology(partition, workdir, env=None, timeout=180):
-    """ReFrame's processor facts of one node of *partition* (a short job),
-    or a Todo. *workdir* must be visible from the compute nodes."""
-    out_file = os.path.join(workdir, f'.topology-{partition}.json')
+def node_topology(partition, env=None, timeout=180):
+    """ReFrame's processor facts of one node of *partition* (a short job that
+    prints them: no shared filesystem needed), or a Todo."""
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     if not os.path.exists(reframe):
         reframe = shutil.which('reframe') or 'reframe'
@@ -409,27 +409,25 @@ def node_topology(partition, workdir, env=None, timeout=180):
             '--ntasks=1',
             '--time=5',
             reframe,
-            f'--detect-host-topology={out_file}',
+            '--detect-host-topology',
         ],
         timeout=timeout,
         env=env,
     )
     try:
-        with open(out_file) as f:
-            facts = json.load(f)
-    except (OSError, ValueError):
-        # ReFrame's own complaint, not srun's "task 0: Exited with exit code 1".
-        own = [
-            line
-            for line in (out + err).splitlines()
-            if line.strip() and not line.startswith('srun:')
-        ]
-        errors = [line for line in own if 'error' in line.lower()]
-        return Todo(
-            f'srun reframe --detect-host-topology on {partition} gave no facts '
-            f'(exit {code}): {said(*(errors[:1] or own or [out + err]))}'
-        )
-    finally:
-        if os.path.exists(out_file):
-            os.remove(out_file)
-    return facts
+        facts = json.loads(out[out.index('{') :]) if code == 0 else None
+    except ValueError:
+        facts = None
+    if isinstance(facts, dict):
+        return facts
+    # ReFrame's own complaint, not srun's "task 0: Exited with exit code 1".
+    own = [
+        line
+        for line in (out + err).splitlines()
+        if line.strip() and not line.startswith('srun:')
+    ]
+    errors = [line for line in own if 'error' in line.lower()]
+    return Todo(
+        f'srun reframe --detect-host-topology on {partition} gave no facts '
+        f'(exit {code}): {said(*(errors[:1] or own or [out + err]))}'
+    )

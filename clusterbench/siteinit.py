@@ -322,7 +322,7 @@ def init(args, out=sys.stdout):
             file=out,
             flush=True,
         )
-        topologies[part.name] = sitefacts.node_topology(part.name, root)
+        topologies[part.name] = sitefacts.node_topology(part.name)
     text = config_source(
         args.system, partitions, modules_system, environs, plugins, topologies
     )

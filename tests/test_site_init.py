@@ -58,6 +58,14 @@ def test_scontrol_records_are_split_on_keys():
     assert rec['Reason'] == 'being fixed [root@x]'
 
 
+def test_a_command_failure_is_its_last_line_without_colours():
+    assert sitefacts.said('\x1b[31mERROR: no file\x1b[0m\n', 'srun: exit 1\n') == (
+        'srun: exit 1'
+    )
+    assert sitefacts.said('\x1b[31mERROR: no file\x1b[0m\n') == 'ERROR: no file'
+    assert sitefacts.said('', '\n') == 'no output'
+
+
 def test_nodes_that_differ_are_a_todo_not_a_guess():
     nodes = [{'CPUTot': '64'}, {'CPUTot': '64'}, {'CPUTot': '128'}]
     todo = sitefacts._common(nodes, 'CPUTot', 'CPUs')
@@ -241,7 +249,11 @@ def test_init_on_the_box_then_plain_reframe_passes(tmp_path):
         assert f"'mem_per_node': {state['mem_per_node_mb'] * 2**20}" in text
         assert "['SLURM_MPI_TYPE', 'pmix']" in text
         assert "['SLURM_MPI_TYPE', 'pmi2']" in text
+        # Slurm gives a job one CPU of a node; ReFrame on the node sees the
+        # host's: the counts are Slurm's, the architecture ReFrame's.
         assert "'num_cpus': 1," in text
+        assert "'arch': " in text and '# TODO: arch' not in text
+        assert '# TODO: topology: the node shows' in text
         assert (out / 'spack_envs' / 'newsite' / 'compute' / 'spack.yaml').is_file()
         # The validating check ran on the partition, on both nodes, and passed;
         # its figures have no reference on a new system, visibly.
