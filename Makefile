@@ -12,12 +12,17 @@ BUILD_DIR := $(CURDIR)/build
 NODES ?= 2
 ACCEPT ?= box:compute
 
-.PHONY: setup run test lint format check-c clean box-up box-down acceptance
+.PHONY: setup setup-run run test lint format check-c clean box-up box-down acceptance dist
+
+# `make run` installs only what the suite needs; everything else (the test
+# cluster's daemons, a browser, valgrind) only for the tests.
+setup-run:
+	@scripts/setup.sh run
 
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
-run: setup
+run: setup-run
 	$(BIN)/clusterbench run --system $(SYSTEM) $(if $(strip $(RFM_ARGS)),-- $(RFM_ARGS))
 
 test: setup lint check-c
@@ -41,7 +46,11 @@ format: setup
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR)
+	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR) dist
+
+# A wheel for a root-free install elsewhere (README: "Adopting clusterbench").
+dist: setup
+	$(BIN)/pip wheel --no-deps --no-build-isolation -w dist .
 
 # The Slurm test cluster `box` (root; network namespaces) and acceptance on it.
 box-up: setup

@@ -8,6 +8,7 @@ import sys
 from clusterbench import (
     __version__,
     history,
+    paths,
     profile,
     refdata,
     refdir,
@@ -21,6 +22,7 @@ from clusterbench import (
     runreport,
     selection,
     sessionreport,
+    siteinit,
     spackenv,
     trend,
     verdict,
@@ -441,6 +443,14 @@ def parser():
     )
     report.add_arguments(rpt)
     rpt.set_defaults(func=_report)
+    paths.add_arguments(
+        sub.add_parser(
+            'paths', help='where the checks, site configs and references in use are'
+        )
+    )
+    siteinit.add_arguments(
+        sub.add_parser('site', help='generate a site configuration from the cluster')
+    )
     for name, (_, what) in DELEGATED.items():
         # Listed here; main() hands everything after the name to the module.
         sub.add_parser(name, help=what, add_help=False)

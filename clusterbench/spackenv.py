@@ -34,7 +34,8 @@ LOCKFILE = 'spack.lock'
 #: Directories of ENVS_ROOT that are not systems.
 SHARED_DIRS = ('common',)
 #: Systems kept as templates a centre copies: no site configuration uses them.
-TEMPLATE_SYSTEMS = ('example-site',)
+#: (example-site has one now: site_configs/example-site.py, checked with it.)
+TEMPLATE_SYSTEMS = ()
 
 #: The upstream benchmarks the checks build, as Spack root specs (without MPI):
 #: spec -> whether it links MPI. Every environment has each MPI benchmark once
@@ -649,6 +650,121 @@ def site_config_problems(configs, root=ENVS_ROOT, project=PROJECT):
     return problems, sorted(unconfigured)
 
 
+def _environment_definition(config, name, system):
+    for env in config.get('environments', []):
+        targets = env.get('target_systems', ['*'])
+        if env.get('name') == name and ('*' in targets or system in targets):
+            return env
+    return None
+
+
+def _pinned_version(env, package):
+    """The version *package* is pinned to (``require: ['@5.0.8 ...']`` or
+    ``gcc@13.3.0`` in a compiler pin), or None."""
+    for spec in requirement_specs(env.packages.get(package, {}).get('require')):
+        match = re.match(r'\s*(?:[A-Za-z][\w-]*)?@=?([\w.]+)', spec)
+        if match:
+            return match.group(1)
+    for lang in COMPILER_LANGUAGES:
+        for spec in requirement_specs(env.packages.get(lang, {}).get('require')):
+            if _spec_name(spec) == package and _spec_version(spec):
+                return _spec_version(spec)
+    return None
+
+
+def stack_problems(configs, root=ENVS_ROOT, project=PROJECT):
+    """Where a programming environment and its partition's Spack environment
+    disagree: the environment's ``extras`` (mpi, compiler, blas) must be what
+    the Spack environment pins, and a module it loads named after one of
+    them (``openmpi/5.0.8``) must have the pinned version."""
+    problems = []
+    for source, config in configs.items():
+        for system in config.get('systems', []):
+            for part in system.get('partitions', []):
+                for environ in part.get('environs', []):
+                    path = environment_for(
+                        system['name'],
+                        part['name'],
+                        environ,
+                        part.get('extras'),
+                        root,
+                        project,
+                    )
+                    definition = _environment_definition(
+                        config, environ, system['name']
+                    )
+                    if path is None or definition is None:
+                        continue  # site_config_problems / ReFrame say so
+                    try:
+                        env = load(path)
+                    except SpackEnvError:
+                        continue  # check_tree reports it
+                    problems += _stack_mismatches(
+                        env, definition, f'{source}: environments:{environ}'
+                    )
+    return sorted(set(problems))
+
+
+def _stack_mismatches(env, definition, where):
+    manifest = _relative(env.manifest_path)
+    extras = definition.get('extras', {})
+    pins = {
+        'mpi': env.mpi_providers(),
+        'compiler': sorted(
+            {
+                name
+                for lang in COMPILER_LANGUAGES
+                for name in requirement_names(env.packages.get(lang, {}).get('require'))
+            }
+        ),
+        'blas': requirement_names(env.packages.get('blas', {}).get('require')),
+    }
+    problems = []
+    for key, allowed in pins.items():
+        value = extras.get(key)
+        if value is None:
+            problems.append(
+                f'{where}:extras:{key}: missing ({manifest} pins {allowed})'
+            )
+        elif value not in allowed:
+            problems.append(
+                f'{where}:extras:{key}: {value!r}, but {manifest} pins {allowed}'
+            )
+    stack = {extras.get(k) for k in pins} - {None}
+    for module in definition.get('modules', []):
+        name = module.get('name') if isinstance(module, dict) else module
+        package, _, version = str(name).partition('/')
+        if package not in stack or not version:
+            continue
+        pinned = _pinned_version(env, package)
+        if pinned and version.split('-')[0] != pinned:
+            problems.append(
+                f'{where}:modules: {name} is not {package}@{pinned} '
+                f'that {manifest} pins'
+            )
+    return problems
+
+
+def load_site_configs(directory):
+    """``site_configuration`` of every ``*.py`` of *directory* but common.py,
+    by file name (``site_configs/local.py``); a file that cannot be loaded
+    raises SpackEnvError naming it."""
+    import runpy
+
+    configs = {}
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith('.py') or name == 'common.py':
+            continue
+        path = os.path.join(directory, name)
+        try:
+            config = runpy.run_path(path).get('site_configuration')
+        except Exception as err:  # noqa: BLE001 - a site file can raise anything
+            raise SpackEnvError(f'{_relative(path)}: cannot load: {err}') from None
+        if config:
+            configs[_relative(path)] = config
+    return configs
+
+
 def check_tree(root=ENVS_ROOT):
     """Every convention and lock problem of every environment under *root*."""
     problems = []
@@ -673,7 +789,26 @@ def main(argv=None):
     names = find_environments(root)
     if not problems:
         print(f'{len(names)} Spack environments and their locks follow the conventions')
-    return 1 if problems or not names else 0
+    # The site configs beside the environments (a checkout's, or the wheel's).
+    configs_dir = os.path.join(os.path.dirname(root), 'site_configs')
+    config_problems = []
+    if os.path.isdir(configs_dir):
+        try:
+            configs = load_site_configs(configs_dir)
+        except SpackEnvError as err:
+            config_problems = [str(err)]
+        else:
+            project = os.path.dirname(root)
+            config_problems, _ = site_config_problems(configs, root, project)
+            config_problems += stack_problems(configs, root, project)
+        for problem in config_problems:
+            print(problem, file=sys.stderr)
+        if not config_problems:
+            print(
+                f'{len(configs)} site configs and their Spack environments agree '
+                f'(MPI, compiler, BLAS, module versions)'
+            )
+    return 1 if problems or config_problems or not names else 0
 
 
 if __name__ == '__main__':

@@ -2,18 +2,48 @@
 # Installs what clusterbench needs on Debian 12, and nothing that is already there:
 # Debian's toolchains and offline benchmark providers, then a .venv with ReFrame
 # and clusterbench itself. Safe to run again; a second run installs nothing.
+#
+#   scripts/setup.sh run     what the default suite needs (`make run`)
+#   scripts/setup.sh test    that, plus what only the tests need (`make test`):
+#                            the Slurm test cluster's daemons, a browser, valgrind
+#   scripts/setup.sh PROFILE --list   print the profile's Debian packages, install nothing
+#
+# A cluster login node needs neither: see README.md, "Adopting clusterbench at
+# your centre" (a venv and `pip install`, no root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(
-  make gcc gfortran valgrind
+RUN_PACKAGES=(
+  make gcc gfortran
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev
   libopenblas-dev
   hpcc netpipe-openmpi
+)
+# Only the tests use these: the Slurm test cluster `box` (munge, MariaDB,
+# slurmdbd, network namespaces and nftables), the report's browser test, and
+# the CG solver's memory check.
+TEST_PACKAGES=(
+  valgrind
   chromium fonts-dejavu-core
   slurm-wlm munge slurmdbd mariadb-server nftables iproute2
 )
+
+usage() {
+  echo "usage: $0 run|test [--list]" >&2
+  exit 2
+}
+profile=${1:-}
+case "$profile" in
+  run) APT_PACKAGES=("${RUN_PACKAGES[@]}"); EXTRAS='' ;;
+  test) APT_PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"); EXTRAS='[dev]' ;;
+  *) usage ;;
+esac
+case "${2:-}" in
+  --list) printf '%s\n' "${APT_PACKAGES[@]}"; exit 0 ;;
+  '') ;;
+  *) usage ;;
+esac
 VENV=${VENV:-.venv}
 
 missing=()
@@ -30,14 +60,15 @@ if ((${#missing[@]})); then
     "${missing[@]}"
 fi
 
-stamp="$VENV/.clusterbench-installed"
+# One stamp per profile: a venv set up for `run` still gets the test tools.
+stamp="$VENV/.clusterbench-installed-$profile"
 if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV"
   python3 -m venv "$VENV"
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing clusterbench and ReFrame into $VENV"
+  echo "setup: installing clusterbench${EXTRAS} and ReFrame into $VENV"
   "$VENV/bin/pip" install -q --upgrade pip
-  "$VENV/bin/pip" install -q -e '.[dev]'
+  "$VENV/bin/pip" install -q -e ".${EXTRAS}"
   touch "$stamp"
 fi

@@ -9,7 +9,13 @@ it offers as ReFrame *features*, which checks select on.
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROJECT = os.path.dirname(HERE)
+# Results go beside the checkout; from a wheel (read-only package data) to
+# the working directory.
+PROJECT = (
+    os.path.dirname(HERE)
+    if os.path.isfile(os.path.join(os.path.dirname(HERE), 'pyproject.toml'))
+    else os.getcwd()
+)
 WRAPPERS = os.path.join(HERE, 'bin')
 
 # Open MPI refuses root without these two; CI and containers run as root.
@@ -19,8 +25,19 @@ _OPENMPI_ROOT = [
 ]
 
 
-def gnu_openmpi(name='gnu-openmpi', extra_features=(), target_systems=('*',)):
-    """GCC with Debian's Open MPI 4.1 and OpenBLAS."""
+def gnu_openmpi(
+    name='gnu-openmpi',
+    extra_features=(),
+    target_systems=('*',),
+    modules=(),
+    env_vars=(),
+):
+    """GCC with Open MPI and OpenBLAS: Debian's Open MPI 4.1 by default, or
+    the site's from *modules* (e.g. ``['gcc/13.3.0', 'openmpi/5.0.8']``)."""
+    if modules:
+        return module_environment(
+            name, 'openmpi', modules, extra_features, target_systems, env_vars
+        )
     return {
         'name': name,
         'target_systems': list(target_systems),
@@ -33,13 +50,21 @@ def gnu_openmpi(name='gnu-openmpi', extra_features=(), target_systems=('*',)):
             # More ranks than cores is legitimate here (tests, 4-rank runs).
             ['OMPI_MCA_rmaps_base_oversubscribe', '1'],
             ['PATH', f'{WRAPPERS}/openmpi:$PATH'],
+            *env_vars,
         ],
         'extras': {'mpi': 'openmpi', 'compiler': 'gcc', 'blas': 'openblas'},
     }
 
 
-def gnu_mpich(name='gnu-mpich', extra_features=(), target_systems=('*',)):
-    """GCC with Debian's MPICH 4.0 (our stand-in for MVAPICH) and OpenBLAS."""
+def gnu_mpich(
+    name='gnu-mpich', extra_features=(), target_systems=('*',), modules=(), env_vars=()
+):
+    """GCC with MPICH and OpenBLAS: Debian's MPICH 4.0 (our stand-in for
+    MVAPICH) by default, or the site's from *modules*."""
+    if modules:
+        return module_environment(
+            name, 'mpich', modules, extra_features, target_systems, env_vars
+        )
     return {
         'name': name,
         'target_systems': list(target_systems),
@@ -49,8 +74,47 @@ def gnu_mpich(name='gnu-mpich', extra_features=(), target_systems=('*',)):
         'features': ['mpi', 'mpich', 'gnu', 'openblas', *extra_features],
         'env_vars': [
             ['PATH', f'{WRAPPERS}/mpich:$PATH'],
+            *env_vars,
         ],
         'extras': {'mpi': 'mpich', 'compiler': 'gcc', 'blas': 'openblas'},
+    }
+
+
+#: ReFrame feature of each compiler (``+gnu`` selects GCC, as for Debian's).
+COMPILER_FEATURES = {'gcc': 'gnu', 'intel-oneapi-compilers': 'intel'}
+
+
+def module_environment(
+    name,
+    mpi,
+    modules,
+    extra_features=(),
+    target_systems=('*',),
+    env_vars=(),
+    compiler='gcc',
+    blas='openblas',
+):
+    """An environment whose compiler, MPI and BLAS come from *modules* (Lmod,
+    Tcl, or a Spack-generated tree): the MPI's own wrappers on the PATH they
+    set. *mpi*, *compiler* and *blas* are Spack package names; the checks
+    match them against their parameters (``extras``)."""
+    root = _OPENMPI_ROOT if mpi == 'openmpi' else []
+    return {
+        'name': name,
+        'target_systems': list(target_systems),
+        'modules': list(modules),
+        'cc': 'mpicc',
+        'cxx': 'mpicxx',
+        'ftn': 'mpif90',
+        'features': [
+            'mpi',
+            mpi,
+            COMPILER_FEATURES.get(compiler, compiler),
+            blas,
+            *extra_features,
+        ],
+        'env_vars': [*root, *env_vars],
+        'extras': {'mpi': mpi, 'compiler': compiler, 'blas': blas},
     }
 
 

@@ -21,8 +21,10 @@ PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file
 BOX_CONFIG = os.path.join(PROJECT, 'site_configs', 'box.py')
 #: ReFrame's slurm backend polls sacct: at least once a second, at most 5 times.
 POLL_ENV = {'RFM_POLL_RATE_MIN': '1', 'RFM_POLL_RATE_MAX': '5'}
-#: One test cluster per machine at a time, whatever the checkout.
-MACHINE_LOCK = '/run/clusterbench-box.lock'
+#: One test cluster per machine at a time, whatever the checkout. Not
+#: cluster.py's own lock of the run directory (``<run_dir>.lock``), which
+#: up() and down() take while this one is held: one file for both deadlocked.
+MACHINE_LOCK = '/run/clusterbench-box-tests.lock'
 
 
 def unavailable(run_dir=cluster.DEFAULT_RUN_DIR):

@@ -1,0 +1,433 @@
+"""What ``clusterbench site init`` reads from a cluster: Slurm's partitions
+and nodes, the programming environments, and one compute node's processor.
+
+Every reader returns facts or a :class:`Todo` that says why the fact could
+not be read; nothing is guessed. Commands run with a timeout and their
+failures become Todos, never tracebacks.
+"""
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+@dataclasses.dataclass(frozen=True)
+class Todo:
+    """A fact that could not be determined, and why."""
+
+    reason: str
+
+
+def command(args, timeout=60, env=None):
+    """(exit code, stdout, stderr) of *args*; 127 when it cannot be run."""
+    try:
+        proc = subprocess.run(
+            args,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            check=False,
+        )
+    except FileNotFoundError:
+        return 127, '', f'{args[0]}: not found'
+    except subprocess.TimeoutExpired:
+        return 124, '', f'{" ".join(args)}: no answer within {timeout} s'
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def said(*texts):
+    """The last line a failed command printed: reasons stay one line."""
+    text = re.sub(r'\x1b\[[0-9;]*m', '', '\n'.join(texts))  # ReFrame's colours
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else 'no output'
+
+
+# -- Slurm -------------------------------------------------------------------
+
+
+def parse_records(text):
+    """``scontrol show ... -o`` output: one dict per line of ``Key=Value``.
+
+    Values may contain spaces only where Slurm prints them last on the line
+    (``Reason=...``); everything is split on the ``Key=`` boundaries.
+    """
+    records = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        pairs = re.findall(r'(\S+?)=(.*?)(?=\s+\S+?=|\s*$)', line.strip())
+        records.append(dict(pairs))
+    return records
+
+
+def _none(value):
+    return value in (None, '', '(null)', 'N/A', 'none')
+
+
+def hostnames(hostlist, env=None):
+    """``scontrol show hostnames``: a Slurm host list expanded."""
+    code, out, _ = command(['scontrol', 'show', 'hostnames', hostlist], env=env)
+    return out.split() if code == 0 else []
+
+
+@dataclasses.dataclass
+class Partition:
+    name: str
+    nodes: list
+    #: Per-node facts where all nodes agree; Todo where they do not.
+    cpus: object
+    sockets: object
+    cores_per_socket: object
+    threads_per_core: object
+    mem_mb: object
+    features: list
+    gres: object
+    default: bool
+
+
+def _common(nodes, key, what):
+    values = sorted({n.get(key, '') for n in nodes})
+    if len(values) == 1 and not _none(values[0]):
+        return values[0]
+    if len(values) > 1:
+        detail = ', '.join(
+            f'{v} on {sum(n.get(key) == v for n in nodes)} node(s)' for v in values
+        )
+        return Todo(f'nodes differ in {what} ({detail}): split the partition')
+    return Todo(f'Slurm does not report {what} ({key})')
+
+
+def _int(value):
+    return value if isinstance(value, Todo) else int(value)
+
+
+def slurm_partitions(env=None):
+    """The partitions Slurm shows, with their nodes' facts, or a Todo."""
+    code, out, err = command(['scontrol', 'show', 'partition', '-o'], env=env)
+    if code != 0:
+        return Todo(f'scontrol show partition failed: {said(out, err)}')
+    parts = parse_records(out)
+    code, out, err = command(['scontrol', 'show', 'node', '-o'], env=env)
+    if code != 0:
+        return Todo(f'scontrol show node failed: {said(out, err)}')
+    nodes = {rec['NodeName']: rec for rec in parse_records(out) if 'NodeName' in rec}
+    result = []
+    for rec in parts:
+        names = (
+            hostnames(rec.get('Nodes', ''), env) if not _none(rec.get('Nodes')) else []
+        )
+        members = [nodes[n] for n in names if n in nodes]
+        features = sorted(
+            {
+                f
+                for n in members
+                for f in n.get('AvailableFeatures', '').split(',')
+                if not _none(f)
+            }
+        )
+        gres = _common(members, 'Gres', 'generic resources') if members else None
+        if isinstance(gres, Todo) and 'does not report' in gres.reason:
+            gres = None  # no gres on any node: nothing to declare
+        result.append(
+            Partition(
+                name=rec['PartitionName'],
+                nodes=names,
+                cpus=_int(_common(members, 'CPUTot', 'CPUs')),
+                sockets=_int(_common(members, 'Sockets', 'sockets')),
+                cores_per_socket=_int(
+                    _common(members, 'CoresPerSocket', 'cores per socket')
+                ),
+                threads_per_core=_int(
+                    _common(members, 'ThreadsPerCore', 'threads per core')
+                ),
+                mem_mb=_int(_common(members, 'RealMemory', 'memory (RealMemory)')),
+                features=features,
+                gres=gres,
+                default=rec.get('Default') == 'YES',
+            )
+        )
+    return result
+
+
+def mpi_plugins(env=None):
+    """The MPI plugins of ``srun --mpi=list`` (``pmix``, ``pmi2``, ...), or a Todo."""
+    code, out, err = command(['srun', '--mpi=list'], env=env)
+    text = out + err
+    if code != 0:
+        return Todo(f'srun --mpi=list failed: {said(text)}')
+    names = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith('specific') or not line:
+            continue
+        # 22.05: "MPI plugin types are..." then one "\tname" a line; 23.x:
+        # "MPI plugin types are..." then "\tname" too, or "srun: name".
+        match = re.fullmatch(r'(?:srun:\s*)?([a-z][\w]*)', line)
+        if match:
+            names.append(match.group(1))
+    return names or Todo(f'srun --mpi=list listed no plugin: {said(text)}')
+
+
+#: Which Slurm MPI plugin starts each MPI flavour's ranks, best first.
+PLUGIN_FOR_MPI = {
+    'openmpi': ('pmix', 'pmi2'),
+    'mpich': ('pmi2', 'pmix'),
+    'mvapich': ('pmi2', 'pmix'),
+    'mvapich2': ('pmi2', 'pmix'),
+    'intel-oneapi-mpi': ('pmi2', 'pmix'),
+}
+
+
+def plugin_for(mpi, plugins):
+    """The ``srun --mpi=`` plugin for *mpi*, or a Todo."""
+    if isinstance(plugins, Todo):
+        return plugins
+    for name in PLUGIN_FOR_MPI.get(mpi, ()):
+        if name in plugins:
+            return name
+    return Todo(
+        f'no Slurm MPI plugin for {mpi} among {plugins} '
+        f'(want one of {list(PLUGIN_FOR_MPI.get(mpi, ()))})'
+    )
+
+
+# -- programming environments -------------------------------------------------
+
+
+@dataclasses.dataclass
+class Environ:
+    """A programming environment found on this host."""
+
+    name: str
+    mpi: str
+    #: 'debian' (the Debian wrappers common.py knows) or 'modules'.
+    kind: str
+    modules: list = dataclasses.field(default_factory=list)
+    compiler: object = 'gcc'
+    blas: object = 'openblas'
+
+
+#: Module names (before the first '/') of each MPI flavour, compiler and BLAS.
+MPI_MODULES = {
+    'openmpi': 'openmpi',
+    'mpich': 'mpich',
+    'mvapich': 'mvapich',
+    'mvapich2': 'mvapich2',
+    'intel-oneapi-mpi': 'intel-oneapi-mpi',
+    'impi': 'intel-oneapi-mpi',
+}
+COMPILER_MODULES = {
+    'gcc': 'gcc',
+    'intel-oneapi-compilers': 'intel-oneapi-compilers',
+    'aocc': 'aocc',
+    'nvhpc': 'nvhpc',
+}
+BLAS_MODULES = {
+    'openblas': 'openblas',
+    'intel-oneapi-mkl': 'intel-oneapi-mkl',
+    'amdblis': 'amdblis',
+    'blis': 'blis',
+}
+
+
+def modules_system():
+    """ReFrame's name of the module system here: lmod, tmod4 or nomod."""
+    if os.environ.get('LMOD_CMD'):
+        return 'lmod'
+    if os.environ.get('MODULES_CMD') or shutil.which('modulecmd'):
+        return 'tmod4'
+    return 'nomod'
+
+
+def available_modules():
+    """``module -t avail`` as a list of names (empty without modules)."""
+    system = modules_system()
+    if system == 'lmod':
+        code, out, err = command([os.environ['LMOD_CMD'], 'bash', '-t', 'avail'])
+    elif system == 'tmod4':
+        cmd = os.environ.get('MODULES_CMD') or shutil.which('modulecmd')
+        code, out, err = command([cmd, 'bash', '-t', 'avail'])
+    else:
+        return []
+    # Both print the listing on stderr (stdout carries shell code).
+    return parse_module_list(err + out)
+
+
+def parse_module_list(text):
+    """Module names of a terse ``module -t avail`` listing (no headers, no
+    marks such as ``(default)``)."""
+    names = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.endswith(':') or line.startswith('-'):
+            continue
+        name = re.sub(r'\s*\(.*\)$', '', line)
+        if '/' in name and not name.endswith('/'):
+            names.append(name)
+    return names
+
+
+#: Environment names start with the compiler as common.py's do (gnu-openmpi).
+COMPILER_FEATURE = {'gcc': 'gnu', 'intel-oneapi-compilers': 'intel'}
+
+
+def _family(module, table):
+    head = module.split('/')[0].lower()
+    return table.get(head)
+
+
+def _version_key(module):
+    return [
+        (0, int(p), '') if p.isdigit() else (1, 0, p)
+        for p in re.split(r'[./-]', module)
+    ]
+
+
+def environs_from_modules(modules):
+    """One environment per MPI module, with the compiler and BLAS modules
+    where there is exactly one candidate (else a Todo naming them)."""
+    mpis = [m for m in modules if _family(m, MPI_MODULES)]
+    compilers = [m for m in modules if _family(m, COMPILER_MODULES)]
+    blases = [m for m in modules if _family(m, BLAS_MODULES)]
+    found = []
+    for mpi_module in sorted(mpis, key=_version_key):
+        mpi = _family(mpi_module, MPI_MODULES)
+        # Spack's module names carry the compiler: openmpi/5.0.8-gcc-13.3.0.
+        tagged = [c for c in compilers if c.split('/', 1)[1] in mpi_module]
+        named = [
+            c
+            for c in compilers
+            if f'-{c.split("/")[0]}-{c.split("/", 1)[1]}' in mpi_module
+        ]
+        pick = named or tagged or compilers
+        load = []
+        if len(pick) == 1:
+            compiler = _family(pick[0], COMPILER_MODULES)
+            load.append(pick[0])
+        else:
+            compiler = Todo(
+                f'{len(pick)} compiler modules for {mpi_module} '
+                f'({", ".join(pick) or "none"}): name the one it was built with'
+            )
+        load.append(mpi_module)
+        if len(blases) == 1:
+            blas = _family(blases[0], BLAS_MODULES)
+            load.append(blases[0])
+        else:
+            blas = Todo(
+                f'{len(blases)} BLAS modules ({", ".join(blases) or "none"}): '
+                f'name the one to use'
+            )
+        cname = compiler if isinstance(compiler, str) else 'cc'
+        name = f'{COMPILER_FEATURE.get(cname, cname)}-{mpi}'
+        if any(e.name == name for e in found):
+            name += '-' + mpi_module.split('/', 1)[1].split('-')[0]
+        found.append(
+            Environ(
+                name=name,
+                mpi=mpi,
+                kind='modules',
+                modules=load,
+                compiler=compiler,
+                blas=blas,
+            )
+        )
+    return found
+
+
+#: Debian's MPI wrappers, which common.py's builders use: wrapper -> flavour.
+DEBIAN_WRAPPERS = {'mpicc.openmpi': 'openmpi', 'mpicc.mpich': 'mpich'}
+
+
+def _openblas_installed():
+    code, out, _ = command(['ldconfig', '-p'])
+    return code == 0 and 'libopenblas' in out
+
+
+def environs_from_path():
+    """Environments from the MPI wrappers on PATH: Debian's, or a plain mpicc."""
+    blas = (
+        'openblas'
+        if _openblas_installed()
+        else Todo('no libopenblas in the linker cache (ldconfig -p): name the BLAS')
+    )
+    found = [
+        Environ(name=f'gnu-{mpi}', mpi=mpi, kind='debian', blas=blas)
+        for wrapper, mpi in DEBIAN_WRAPPERS.items()
+        if shutil.which(wrapper)
+    ]
+    if found or not shutil.which('mpicc'):
+        return found
+    code, _, _ = command(['mpicc', '-showme:version'])
+    if code == 0:
+        mpi = 'openmpi'
+    elif shutil.which('mpichversion'):
+        mpi = 'mpich'
+    elif shutil.which('mpiname'):
+        mpi = 'mvapich2'
+    else:
+        return [
+            Environ(
+                name='gnu-mpi',
+                mpi=Todo('mpicc on PATH, but neither Open MPI, MPICH nor MVAPICH'),
+                kind='modules',
+                blas=blas,
+            )
+        ]
+    return [Environ(name=f'gnu-{mpi}', mpi=mpi, kind='modules', blas=blas)]
+
+
+def environs():
+    """(module system, environments): modules if there are any, else PATH."""
+    system = modules_system()
+    if system != 'nomod':
+        found = environs_from_modules(available_modules())
+        if found:
+            return system, found
+    return 'nomod', environs_from_path()
+
+
+# -- one compute node's processor --------------------------------------------
+
+
+def node_topology(partition, env=None, timeout=180):
+    """ReFrame's processor facts of one node of *partition* (a short job that
+    prints them: no shared filesystem needed), or a Todo."""
+    reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
+    if not os.path.exists(reframe):
+        reframe = shutil.which('reframe') or 'reframe'
+    code, out, err = command(
+        [
+            'srun',
+            f'--partition={partition}',
+            '--nodes=1',
+            '--ntasks=1',
+            '--time=5',
+            reframe,
+            '--detect-host-topology',
+        ],
+        timeout=timeout,
+        env=env,
+    )
+    try:
+        facts = json.loads(out[out.index('{') :]) if code == 0 else None
+    except ValueError:
+        facts = None
+    if isinstance(facts, dict):
+        return facts
+    # ReFrame's own complaint, not srun's "task 0: Exited with exit code 1".
+    own = [
+        line
+        for line in (out + err).splitlines()
+        if line.strip() and not line.startswith('srun:')
+    ]
+    errors = [line for line in own if 'error' in line.lower()]
+    return Todo(
+        f'srun reframe --detect-host-topology on {partition} gave no facts '
+        f'(exit {code}): {said(*(errors[:1] or own or [out + err]))}'
+    )

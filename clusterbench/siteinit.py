@@ -1,0 +1,380 @@
+"""``clusterbench site init``: a site configuration generated from the cluster.
+
+Reads Slurm (partitions, nodes, MPI plugins), the programming environments
+(modules, else the MPI wrappers on PATH) and one compute node's processor
+(:mod:`clusterbench.sitefacts`), writes ``site_configs/NAME.py`` composing
+``common.py`` as ``local.py`` and ``box.py`` do, and a ``spack_envs/NAME/``
+skeleton, then runs one tiny check (CGSolverCheck, class S) on every
+partition. What it cannot determine is written as a ``# TODO`` comment with
+the reason, never guessed; existing files are kept unless ``--force``.
+"""
+
+import os
+import re
+import socket
+import sys
+import textwrap
+
+from clusterbench import paths, runner, sitefacts
+from clusterbench.errors import ClusterbenchError
+from clusterbench.sitefacts import Todo
+
+#: The tiny check that validates a generated configuration on each partition.
+VALIDATION = [
+    '-n',
+    '^CGSolverCheck%stencil=7%variant=classic%ranks_per_node=all',
+    '-S',
+    'problem_class=S',
+    # Seconds of work: a job still running after minutes hangs (some MPICH
+    # builds can hang in MPI_Finalize, see box.py); it fails, not waits 30 min.
+    '-S',
+    'time_limit=5m',
+]
+
+
+class Code(str):
+    """Python source written as is into the generated file."""
+
+
+def render(value, indent=0):
+    """*value* as Python source; a Todo inside a dict or list is a comment."""
+    pad = ' ' * (indent + 4)
+    if isinstance(value, Code):
+        return str(value).replace('\n', '\n' + ' ' * indent)
+    if isinstance(value, dict):
+        lines = ['{']
+        for key, item in value.items():
+            if isinstance(item, Todo):
+                lines += _todo(f'{key}: {item.reason}', pad)
+            else:
+                lines.append(f'{pad}{key!r}: {render(item, indent + 4)},')
+        return '\n'.join([*lines, ' ' * indent + '}'])
+    if isinstance(value, list):
+        if all(type(v) in (str, int, float) for v in value) and len(repr(value)) < 60:
+            return repr(value)
+        lines = ['[']
+        for item in value:
+            if isinstance(item, Todo):
+                lines += _todo(item.reason, pad)
+            else:
+                lines.append(f'{pad}{render(item, indent + 4)},')
+        return '\n'.join([*lines, ' ' * indent + ']'])
+    return repr(value)
+
+
+def _todo(text, pad):
+    return textwrap.wrap(
+        f'TODO: {text}',
+        width=88,
+        initial_indent=f'{pad}# ',
+        subsequent_indent=f'{pad}#   ',
+    )
+
+
+def processor(part, detected):
+    """The partition's processor: Slurm's counts (what a job gets) with the
+    architecture and model ReFrame detected on one of its nodes."""
+    facts = {}
+    if isinstance(detected, Todo):
+        facts['arch'] = detected
+    else:
+        for key in ('arch', 'vendor', 'model', 'platform'):
+            if detected.get(key):
+                facts[key] = detected[key]
+    facts['num_cpus'] = part.cpus
+    facts['num_sockets'] = part.sockets
+    facts['num_cpus_per_core'] = part.threads_per_core
+    if isinstance(part.cpus, int) and isinstance(part.sockets, int):
+        facts['num_cpus_per_socket'] = part.cpus // part.sockets
+    else:
+        facts['num_cpus_per_socket'] = Todo('needs CPUs and sockets from Slurm')
+    if not isinstance(detected, Todo):
+        if detected.get('num_cpus') == part.cpus and detected.get('topology'):
+            facts['topology'] = detected['topology']
+        else:
+            facts['topology'] = Todo(
+                f'the node shows {detected.get("num_cpus")} CPUs, Slurm gives a job '
+                f"{part.cpus}: the counts above are Slurm's, no topology written"
+            )
+    return facts
+
+
+def _environ_code(env, system, plugin):
+    if isinstance(env.mpi, Todo):
+        return Todo(f'environment {env.name}: {env.mpi.reason}')
+    notes = [
+        f'{what}: {value.reason}'
+        for what, value in (('compiler', env.compiler), ('blas', env.blas))
+        if isinstance(value, Todo)
+    ]
+    if isinstance(plugin, Todo):
+        notes.append(f'SLURM_MPI_TYPE (the srun --mpi= plugin): {plugin.reason}')
+        env_vars = []
+    else:
+        env_vars = [['SLURM_MPI_TYPE', plugin]]
+    args = {'target_systems': [system], 'env_vars': env_vars}
+    if env.kind == 'debian' and env.mpi in ('openmpi', 'mpich'):
+        builder = f"common['gnu_{env.mpi}']"
+    else:
+        builder = "common['module_environment']"
+        args = {
+            'name': env.name,
+            'mpi': env.mpi,
+            'modules': env.modules,
+            **args,
+            'compiler': env.compiler if isinstance(env.compiler, str) else 'TODO',
+            'blas': env.blas if isinstance(env.blas, str) else 'TODO',
+        }
+    if env.kind == 'debian' and isinstance(env.blas, Todo):
+        notes.append('common.py declares OpenBLAS for this environment')
+    body = ''.join(f'    {k}={render(v, 4)},\n' for k, v in args.items())
+    todo = ''.join(f'{line}\n' for note in notes for line in _todo(note, ''))
+    return Code(f'{todo}{builder}(\n{body})')
+
+
+def config_source(system, partitions, modules_system, environs, plugins, topologies):
+    """The text of ``site_configs/<system>.py``."""
+    env_names = [e.name for e in environs if not isinstance(e.mpi, Todo)]
+    parts = []
+    for part in partitions:
+        features = sorted(
+            {*part.features, *(['multinode'] if len(part.nodes) > 1 else [])}
+        )
+        extras = {
+            'mem_per_node': part.mem_mb * 2**20
+            if isinstance(part.mem_mb, int)
+            else part.mem_mb,
+            'num_nodes': len(part.nodes),
+            'nodes': part.nodes,
+            'link': Todo(
+                'the link for efficiency, e.g. {"rate_gbps": 100, "encoding": '
+                '"64b66b", "width": 4} (not readable from Slurm)'
+            ),
+        }
+        if len(part.nodes) > 1:
+            extras['acceptance'] = Todo(
+                'what every node and link must do (min_spread, '
+                'link_bandwidth_min_mbs, link_latency_max_us): a site decision'
+            )
+        entry = {
+            'name': part.name,
+            'descr': f'Slurm partition {part.name}: {len(part.nodes)} node(s)',
+            'scheduler': 'slurm',
+            'launcher': 'srun',
+            'access': [f'--partition={part.name}'],
+            'environs': env_names or Todo('no programming environment was found'),
+            'features': features,
+            'processor': processor(part, topologies[part.name]),
+            'extras': extras,
+        }
+        if part.gres is not None:
+            if isinstance(part.gres, Todo):
+                entry['resources'] = part.gres
+            else:
+                entry['extras']['gres'] = part.gres
+                names = sorted({g.split(':')[0] for g in part.gres.split(',')})
+                entry['resources'] = [
+                    {'name': g, 'options': [f'--gres={g}:{{num_{g}s_per_node}}']}
+                    for g in names
+                ]
+        parts.append(entry)
+    host = socket.gethostname().split('.')[0]
+    system_entry = {
+        'name': system,
+        'descr': f'{system} (generated by clusterbench site init)',
+        'hostnames': [f'^{re.escape(host)}'],
+        'modules_system': modules_system,
+        'partitions': parts,
+    }
+    environments = [
+        _environ_code(e, system, _plugin(e, plugins)) for e in environs
+    ] or [Todo('no MPI found (no MPI modules, no MPI wrappers on PATH)')]
+    configuration = {
+        'systems': [system_entry],
+        'environments': environments,
+        'general': Code("common['general']()"),
+        'storage': Code("common['storage']()"),
+    }
+    todos = _count_todos(configuration)
+    found_by = 'modules' if modules_system != 'nomod' else 'MPI wrappers on PATH'
+    header = textwrap.dedent(f'''\
+        """System ``{system}``: generated by ``clusterbench site init``.
+
+        Read from Slurm (partitions, nodes, MPI plugins), the programming
+        environments ({found_by})
+        and ReFrame's processor detection on one node of each partition.
+        {todos} fact(s) could not be determined: each is a ``# TODO`` below,
+        with the reason. The launcher is ``srun``; each environment sets the
+        ``--mpi=`` plugin of its MPI through ``SLURM_MPI_TYPE``.
+        """
+
+        import runpy
+
+        from clusterbench import paths
+
+        # common.py beside this file if the site keeps its own copy, else
+        # clusterbench's (a checkout's, or the one packaged with the wheel).
+        common = runpy.run_path(paths.site_config('common.py', beside=__file__))
+
+        site_configuration = ''')
+    return header + render(configuration) + '\n'
+
+
+def _plugin(env, plugins):
+    if isinstance(env.mpi, Todo):
+        return env.mpi
+    return sitefacts.plugin_for(env.mpi, plugins)
+
+
+def _count_todos(value):
+    if isinstance(value, Todo):
+        return 1
+    if isinstance(value, Code):
+        return value.count('# TODO')
+    if isinstance(value, dict):
+        return sum(_count_todos(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_todos(v) for v in value)
+    return 0
+
+
+def spack_skeleton(system, partition, environs, envs_dir):
+    """``spack_envs/<system>/<partition>/spack.yaml``: one environment for the
+    partition's MPI flavours, its site-specific pins left as TODO."""
+    mpis = sorted({e.mpi for e in environs if isinstance(e.mpi, str)})
+    common_dir = os.path.join(paths.get('spack_envs'), 'common')
+    here = os.path.join(envs_dir, system, partition)
+    # Relative within one tree (a checkout), else where clusterbench has them.
+    inside = os.path.commonpath([common_dir, envs_dir]) == envs_dir
+    common = os.path.relpath(common_dir, here) if inside else common_dir
+    lines = [
+        f'# Partition `{partition}` of `{system}`, by clusterbench site init.',
+        '# A SKELETON: complete every TODO (spack_envs/example-site/ is a worked',
+        '# example), concretize (spack_envs/README.md), commit spack.yaml and',
+        '# spack.lock; `clusterbench spack-envs` checks both.',
+        'spack:',
+        '  include:',
+        f'  - {common}/benchmarks.yaml',
+        f'  - {common}/reproducible.yaml',
+        '  definitions:',
+        f'  - mpis: [{", ".join(mpis)}]',
+        '  specs:',
+        '  - matrix:',
+        '    - [$mpi_benchmarks]',
+        '    - [$^mpis]',
+        '  - $serial_benchmarks',
+        '  packages:',
+        '    # TODO: the compiler for c, cxx and fortran (e.g. require: [gcc@13.3.0]),',
+        '    # and as an external if Spack does not build it.',
+        '    # TODO: blas and lapack (e.g. require: [openblas]).',
+        '    # TODO: all: require: [target=...], the oldest micro-architecture',
+        "    # level of the partition's nodes (x86_64_v3, x86_64_v4, aarch64).",
+        '    mpi:',
+        '      require:',
+        f'      - one_of: [{", ".join(mpis)}]',
+    ]
+    if len(mpis) > 1:
+        lines += ['  concretizer:', '    unify: false']
+    lines += ['  view: false']
+    return '\n'.join(lines) + '\n'
+
+
+def _write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f'{path}.tmp{os.getpid()}'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def init(args, out=sys.stdout):
+    if args.scheduler != 'slurm':
+        raise ClusterbenchError(
+            f'--scheduler {args.scheduler}: only slurm is supported'
+        )
+    if not re.fullmatch(r'[A-Za-z][\w-]*', args.system):
+        raise ClusterbenchError(
+            f'--system {args.system!r}: a name of letters, digits, - and _'
+        )
+    root = os.path.abspath(args.out)
+    config_path = os.path.join(root, 'site_configs', f'{args.system}.py')
+    envs_dir = os.path.join(root, 'spack_envs')
+    system_envs = os.path.join(envs_dir, args.system)
+    for path in (config_path, system_envs):
+        if os.path.exists(path) and not args.force:
+            raise ClusterbenchError(f'{path}: exists; not overwritten (use --force)')
+    partitions = sitefacts.slurm_partitions()
+    if isinstance(partitions, Todo):
+        raise ClusterbenchError(f'cannot read the cluster: {partitions.reason}')
+    if not partitions:
+        raise ClusterbenchError('Slurm shows no partition')
+    modules_system, environs = sitefacts.environs()
+    plugins = sitefacts.mpi_plugins()
+    print(
+        f'{len(partitions)} partition(s): {", ".join(p.name for p in partitions)}',
+        file=out,
+    )
+    print(f'environments: {", ".join(e.name for e in environs) or "none"}', file=out)
+    topologies = {}
+    for part in partitions:
+        print(
+            f'{part.name}: detecting the processor of one node ...',
+            file=out,
+            flush=True,
+        )
+        topologies[part.name] = sitefacts.node_topology(part.name)
+    text = config_source(
+        args.system, partitions, modules_system, environs, plugins, topologies
+    )
+    _write(config_path, text)
+    print(f'wrote {config_path}', file=out)
+    for part in partitions:
+        path = os.path.join(system_envs, part.name, 'spack.yaml')
+        _write(path, spack_skeleton(args.system, part.name, environs, envs_dir))
+        print(f'wrote {path}', file=out)
+    todos = text.count('# TODO')
+    print(f'{todos} TODO(s) in {config_path}', file=out)
+    if args.no_check:
+        return 0
+    status = 0
+    for part in partitions:
+        nodes = 2 if len(part.nodes) > 1 else 1
+        print(
+            f'\n== {args.system}:{part.name}: CGSolverCheck, class S, '
+            f'{nodes} node(s) ==',
+            file=out,
+            flush=True,
+        )
+        status |= runner.run(
+            config_path,
+            paths.get('checks'),
+            f'{args.system}:{part.name}',
+            os.path.join(root, 'results'),
+            paths.get('references'),
+            extra=[*VALIDATION, '-S', f'num_nodes={nodes}'],
+            out=out,
+        )
+    return status
+
+
+def add_arguments(parser):
+    sub = parser.add_subparsers(dest='action', required=True)
+    init_ = sub.add_parser(
+        'init',
+        help='write site_configs/NAME.py and a spack_envs/NAME/ skeleton from the '
+        'cluster, then run one tiny check on every partition',
+    )
+    init_.add_argument('--system', required=True, metavar='NAME')
+    init_.add_argument('--scheduler', default='slurm', choices=['slurm'])
+    init_.add_argument(
+        '--out',
+        default='.',
+        metavar='DIR',
+        help='where site_configs/ and spack_envs/ are (default: the current '
+        'directory, e.g. the checkout)',
+    )
+    init_.add_argument('--force', action='store_true', help='overwrite existing files')
+    init_.add_argument(
+        '--no-check', action='store_true', help='do not run the validating check'
+    )
+    init_.set_defaults(func=init)

@@ -1,0 +1,33 @@
+"""Packages the project tree (checks, site configs, references, Spack
+environments, our C sources, inputs) into the wheel as ``clusterbench/share/``,
+laid out as in the checkout (see clusterbench/paths.py). Everything else is in
+pyproject.toml.
+"""
+
+import os
+import runpy
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+# Read from the file: clusterbench itself is not importable while it is built.
+DIRECTORIES = runpy.run_path(os.path.join('clusterbench', 'paths.py'))['DIRECTORIES']
+
+#: Never packaged: build outputs and caches of a developer's checkout.
+IGNORE = shutil.ignore_patterns('__pycache__', '*.pyc', 'build', '*.o', '.spack-env')
+
+
+class BuildWithProjectTree(build_py):
+    def run(self):
+        super().run()
+        if self.editable_mode:
+            return  # an editable install reads the checkout itself
+        share = os.path.join(self.build_lib, 'clusterbench', 'share')
+        for directory in DIRECTORIES.values():
+            dest = os.path.join(share, directory)
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(directory, dest, ignore=IGNORE)
+
+
+setup(cmdclass={'build_py': BuildWithProjectTree})
