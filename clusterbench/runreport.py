@@ -26,6 +26,8 @@ class Figure:
     upper: Optional[float]
     result: Optional[str]
     run_index: int = 0
+    #: What a disturbed run broke ("steal 18 %"), None for an undisturbed one.
+    disturbed: Optional[str] = None
 
     @property
     def has_reference(self):
@@ -104,12 +106,13 @@ def extract(data, path):
             reason = reason.removeprefix(f'{phase} error: ')
             failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
             continue
+        disturbed = case.get('disturbed') or None
         for key, values in (case.get('perfvalues') or {}).items():
-            figures.append(_figure(ident, key, values, run_index, path))
+            figures.append(_figure(ident, key, values, run_index, path, disturbed))
     return figures, failures
 
 
-def _figure(ident, key, values, run_index, path):
+def _figure(ident, key, values, run_index, path, disturbed=None):
     try:
         value, ref, lower, upper, unit, result = values
     except (TypeError, ValueError):
@@ -127,6 +130,7 @@ def _figure(ident, key, values, run_index, path):
         upper,
         result,
         run_index,
+        disturbed,
     )
 
 

@@ -16,6 +16,8 @@ FLAGGED = 'FLAGGED'
 NO_REFERENCE = 'no reference'
 FAILED = 'FAILED'
 SKIPPED = 'skipped'
+#: A run whose conditions broke the partition's thresholds: shown, not judged.
+DISTURBED = 'DISTURBED'
 
 
 def bounds(reference, lower, upper):
@@ -56,12 +58,16 @@ class Judged:
     baseline: Optional[list] = None
     verdict: str = NO_REFERENCE
     ci: Optional[tuple] = None
+    disturbed: Optional[str] = None
 
     @property
     def value(self):
         return statistics.median(self.values)
 
     def judge(self):
+        if self.disturbed:
+            self.verdict = f'{DISTURBED} ({self.disturbed})'
+            return self
         if self.baseline:
             # Against another run: its median is the reference value.
             ref = statistics.median(self.baseline)
@@ -93,11 +99,14 @@ def group(figures, baseline=None, tolerance=None):
     pooled = {}
     for fig in figures:
         key = (fig.test, fig.system, fig.partition, fig.environ, fig.variable)
-        entry = pooled.get(key)
+        disturbed = getattr(fig, 'disturbed', None)
+        # Disturbed samples are a row of their own: they never decide a verdict.
+        entry = pooled.get((*key, bool(disturbed)))
         if entry is None:
-            entry = pooled[key] = Judged(
+            entry = pooled[(*key, bool(disturbed))] = Judged(
                 *key, fig.unit, [], fig.reference, fig.lower, fig.upper
             )
+            entry.disturbed = disturbed
         entry.values.append(fig.value)
         if fig.has_reference:
             entry.reference, entry.lower, entry.upper = (
@@ -108,10 +117,12 @@ def group(figures, baseline=None, tolerance=None):
     if baseline is not None:
         base = {}
         for fig in baseline:
+            if getattr(fig, 'disturbed', None):
+                continue
             key = (fig.test, fig.system, fig.partition, fig.environ, fig.variable)
             base.setdefault(key, []).append(fig.value)
         for key, entry in pooled.items():
-            entry.baseline = base.get(key)
+            entry.baseline = base.get(key[:-1])
             if entry.reference is None and tolerance is not None:
                 entry.lower, entry.upper = -tolerance, tolerance
             if entry.baseline is None:
@@ -211,7 +222,7 @@ def format_json(table):
 
 
 def _kind(verdict):
-    for kind in (FAILED, SKIPPED):
+    for kind in (FAILED, SKIPPED, DISTURBED):
         if verdict.startswith(kind):
             return kind
     return verdict
@@ -221,7 +232,9 @@ def summary(table):
     counts = Counter(_kind(row[-1]) for row in table)
     kinds = (PASS, FLAGGED, NO_REFERENCE, FAILED)
     text = ', '.join(f'{counts[k]} {k}' for k in kinds)
-    return text + (f', {counts[SKIPPED]} {SKIPPED}' if counts[SKIPPED] else '')
+    for extra in (DISTURBED, SKIPPED):
+        text += f', {counts[extra]} {extra}' if counts[extra] else ''
+    return text
 
 
 def anything_wrong(table):

@@ -66,7 +66,7 @@ class HPLBase(
     spack_package = 'hpl'
     spack_executable = 'xhpl'
     reference_file = 'hpl.yaml'
-    reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'blas']
+    reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'blas', 'hpl_order']
     mpi = parameter(MPI_FLAVOURS)
     blas = parameter(BLAS_PROVIDERS)
     num_nodes = variable(int, value=1)
