@@ -53,7 +53,7 @@ class RunConditions(rfm.RegressionTestPlugin):
     """Measure the run's conditions; name a disturbed run instead of judging it."""
 
     #: Measure around the launch (on by default).
-    measure_conditions = variable(bool, value=True)
+    measure_conditions = variable(typ.Bool, value=True)
     #: Before the run on a ``local`` partition, wait up to this many seconds
     #: for the machine to be quiet (0: do not wait). ``clusterbench run
     #: --wait-quiet[=SECONDS]`` sets it.
