@@ -54,6 +54,10 @@ class RunConditions(rfm.RegressionTestPlugin):
 
     #: Measure around the launch (on by default).
     measure_conditions = variable(typ.Bool, value=True)
+    #: Judge them against the thresholds (off: measured and kept, never
+    #: DISTURBED; the project's tests of other things use this on a shared
+    #: machine).
+    judge_conditions = variable(typ.Bool, value=True)
     #: Before the run on a ``local`` partition, wait up to this many seconds
     #: for the machine to be quiet (0: do not wait). ``clusterbench run
     #: --wait-quiet[=SECONDS]`` sets it.
@@ -104,7 +108,8 @@ class RunConditions(rfm.RegressionTestPlugin):
         if not found:
             found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
         found['thresholds'] = limits
-        self.disturbed = conditions.disturbed(found, limits)
+        if self.judge_conditions:
+            self.disturbed = conditions.disturbed(found, limits)
         found['disturbed'] = self.disturbed
         self.run_conditions = found
 
