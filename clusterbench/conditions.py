@@ -180,6 +180,27 @@ def disturbed(conditions, limits=DEFAULTS):
     return ', '.join(found)
 
 
+def format_line(found):
+    """'3.2 s, steal 0 %, others 1 %, ranks 98 %, load 0.12, 2596 MHz[: DISTURBED]'."""
+
+    def pct(key):
+        value = found.get(key)
+        return (
+            f'{value:.0%}'.replace('%', ' %') if isinstance(value, float) else 'absent'
+        )
+
+    if 'wall_s' not in found:
+        return 'not measured: ' + '; '.join((found.get('absent') or {}).values())
+    text = (
+        f'{found["wall_s"]:g} s, steal {pct("steal_share")}, others '
+        f'{pct("other_cpu_share")}, ranks {pct("ranks_cpu_share")}, load '
+        f'{found.get("load_before", ABSENT)}, {found.get("mhz_after", ABSENT)} MHz'
+    )
+    if found.get('disturbed'):
+        text += f': DISTURBED ({found["disturbed"]})'
+    return text
+
+
 def run_wrapped(argv, output, ranks, local):
     """Run *argv*, measure around it, write *output*; return its exit code."""
     env = dict(os.environ)
