@@ -11,7 +11,7 @@ import time
 
 import pytest
 from conftest import PROJECT
-from rfm import only_case, reframe, tool
+from rfm import clusterbench, only_case, reframe, tool
 
 from clusterbench import conditions, hwinfo, refupdate, runreport, verdict
 from clusterbench.errors import ClusterbenchError
@@ -224,3 +224,27 @@ def test_the_same_run_without_a_hog_is_not_disturbed(tmp_path):
             f'{cond["other_cpu_share"]:.0%} others, {cond["steal_share"]:.0%} steal'
         )
     pytest.skip(f'this machine was busy in each of 2 tries ({"; ".join(busy)})')
+
+
+@pytest.mark.integration
+def test_run_wait_quiet_waits_and_says_when_it_gives_up(tmp_path):
+    hogs = start_hog()
+    try:
+        result = clusterbench(
+            'run', '--results', str(tmp_path), '--checks', CHECKS,
+            '--wait-quiet=2', '--', *NETPIPE[:2], '-S', 'netpipe_upper=1024',
+            '-p', 'gnu-openmpi',
+        )  # fmt: skip
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    out = result.stdout + result.stderr
+    assert '-S wait_quiet=2' in out, out
+    assert 'waiting up to 2 s for a quiet machine' in out, out
+    assert re.search(
+        r'the machine was not quiet for 3 s within 2 s \(last second: busy \d+%, '
+        r'steal \d+%\); running anyway',
+        out,
+    ), out
+    assert 'Traceback' not in out
