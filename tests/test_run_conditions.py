@@ -98,6 +98,16 @@ def test_references_update_never_takes_a_disturbed_run(tmp_path):
         refupdate.collect([str(path)])
 
 
+def test_provenance_identity_is_the_one_recorded_around_the_run():
+    measured = {'cpu_kind': 'AMD-26-2', 'microcode': '0xb002116'}
+    facts = {'n1': {'identity': {'cpu_kind': 'AMD-25-17'}}}
+    case = {'machine_identity': measured, 'node_facts': facts}
+    assert refupdate.identity_of(case) == {'source': 'recorded', **measured}
+    del case['machine_identity']
+    assert refupdate.identity_of(case)['cpu_kind'] == 'AMD-25-17'
+    assert refupdate.identity_of({}) == {}
+
+
 def test_the_wrapper_measures_the_ranks_keeps_the_exit_code_and_the_preload(tmp_path):
     out = tmp_path / 'c.json'
     busy = (
