@@ -21,21 +21,49 @@ With --synthetic SPREAD ..., the same for figures of a known spread (normal
 noise, references from 9 samples, new sessions drawn from the same
 distribution): what the verdicts do on a machine steadier than this one.
 
+With --real, a *real* slowdown instead: the check (``--reframe-args``,
+default a short NetPIPE sweep) runs --runs times unchanged and --runs times
+in a cgroup whose CPU bandwidth is capped to 90 % and 95 % of the machine's
+CPUs (cgroup v2 ``cpu.max``, else v1 ``cpu.cfs_quota_us``; root). References
+and tolerances are made from the unchanged runs as `references update` makes
+them; per figure family it prints the tolerance, the slowdown the cap really
+caused, the share of capped runs flagged, the false-flag rate on unchanged
+runs (each judged against a reference made of the others), and names the
+figures whose run-to-run spread (> 3 %) makes the targets (>= 95 % of 10 %
+slowdowns flagged, <= 5 % false flags) impossible. A cap lowers the ranks'
+CPU share, which the run's conditions would call DISTURBED: these runs are
+made with ``judge_conditions=false`` so that their figures are judged as a
+regression's would be. Must be run on a quiet machine.
+
 Usage: benchmarks/flag_detection.py [--samples 5] [--trials 200]
     [--floor F --k K] [--synthetic 0.01 0.02 0.04] [reference_data]
+       benchmarks/flag_detection.py --real [--runs 10] [--caps 0.90 0.95]
+    [--reframe-args '-n NetPIPECheck%placement=intra%mode=pingpong ...']
 """
 
 import argparse
+import contextlib
 import glob
 import os
 import random
+import shlex
+import statistics
+import subprocess
 import sys
+import tempfile
 
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from clusterbench import refupdate, stats, vocabulary  # noqa: E402
+from clusterbench import refupdate, runner, runreport, stats, vocabulary  # noqa: E402
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_REAL_ARGS = (
+    '-c reframe_checks/netpipe.py -n NetPIPECheck%placement=intra%mode=pingpong '
+    '-p gnu-openmpi -S netpipe_upper=1048576'
+)
+CGROUP_NAME = 'clusterbench-flag-detection'
 
 
 def _lower_is_better(name, unit):
@@ -120,6 +148,175 @@ def simulate(figures, args, rng):
         )
 
 
+# -- real slowdowns ---------------------------------------------------------
+
+
+@contextlib.contextmanager
+def capped_cgroup(share, period_us=10000):
+    """A cgroup whose CPU bandwidth is *share* of all this machine's CPUs;
+    yields the path of its ``cgroup.procs``. None for share None."""
+    if share is None:
+        yield None
+        return
+    cpus = os.cpu_count() or 1
+    quota = max(1000, int(share * cpus * period_us))
+    v2 = '/sys/fs/cgroup'
+    controllers = _read(os.path.join(v2, 'cgroup.controllers')) or ''
+    if 'cpu' in controllers.split():
+        with contextlib.suppress(OSError):
+            _write(os.path.join(v2, 'cgroup.subtree_control'), '+cpu')
+        path = os.path.join(v2, CGROUP_NAME)
+        settings = {'cpu.max': f'{quota} {period_us}'}
+    elif os.path.isdir('/sys/fs/cgroup/cpu'):
+        path = os.path.join('/sys/fs/cgroup/cpu', CGROUP_NAME)
+        settings = {'cpu.cfs_period_us': str(period_us), 'cpu.cfs_quota_us': str(quota)}
+    else:
+        sys.exit('flag_detection: no cgroup v2 cpu controller and no v1 cpu hierarchy')
+    try:
+        os.makedirs(path, exist_ok=True)
+        for name, value in settings.items():
+            _write(os.path.join(path, name), value)
+    except OSError as err:
+        sys.exit(
+            f'flag_detection: {path}: cannot set a CPU cap: {err.strerror} (root?)'
+        )
+    try:
+        yield os.path.join(path, 'cgroup.procs')
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _write(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def real_run(reframe_args, config, cap=None):
+    """One ReFrame session (in the capped cgroup): {figure: value} of its
+    verified figures, and the ranks' CPU share it measured."""
+    with tempfile.TemporaryDirectory(prefix='flagdet-') as prefix:
+        report = os.path.join(prefix, 'report.json')
+        extra = ['-S', 'judge_conditions=false', *shlex.split(reframe_args)]
+        checks = extra.pop(extra.index('-c') + 1) if '-c' in extra else 'reframe_checks'
+        if '-c' in extra:
+            extra.remove('-c')
+        cmd = runner.reframe_command(config, checks, 'local', prefix, report, extra)
+        cmd[0] = os.path.join(os.path.dirname(sys.executable), 'reframe')
+        with capped_cgroup(cap) as procs:
+
+            def join():
+                if procs:
+                    _write(procs, str(os.getpid()))
+
+            proc = subprocess.run(
+                cmd, cwd=PROJECT, capture_output=True, text=True, preexec_fn=join
+            )
+        if not os.path.exists(report):
+            sys.exit(f'flag_detection: ReFrame wrote no report:\n{proc.stdout[-2000:]}')
+        figures, failures = runreport.figures_and_failures(report)
+        data = runreport.load(report)
+        shares = [
+            c.get('run_conditions', {}).get('ranks_cpu_share')
+            for r in data['runs']
+            for c in r.get('testcases', [])
+        ]
+    if failures:
+        sys.exit(f'flag_detection: a run failed: {failures[0]}')
+    values = {f'{f.test.split()[0]}.{f.variable}': f.value for f in figures}
+    share = next((s for s in shares if isinstance(s, (int, float))), None)
+    return values, share
+
+
+def family(name):
+    test, _, figure = name.partition('.')
+    return f'{test}.{figure.split("_")[0]}'
+
+
+def flagged(value, reference, tolerance):
+    ci = stats.median_ratio_ci([value], reference)
+    return stats.beyond_tolerance(ci, *refupdate.band(tolerance))
+
+
+def real_slowdowns(args):
+    caps = sorted(args.caps, reverse=True)
+    print(
+        f'{args.runs} unchanged runs and {args.runs} per CPU cap '
+        f'({", ".join(f"{c:.0%}" for c in caps)} of {os.cpu_count()} CPUs): '
+        f'{args.reframe_args}'
+    )
+    runs = {None: [real_run(args.reframe_args, args.config) for _ in range(args.runs)]}
+    for cap in caps:
+        runs[cap] = [
+            real_run(args.reframe_args, args.config, cap) for _ in range(args.runs)
+        ]
+    names = sorted(set.intersection(*(set(v) for run in runs.values() for v, _ in run)))
+    rows, impossible = {}, []
+    for name in names:
+        base = [v[name] for v, _ in runs[None]]
+        median, tol, spread = refupdate.tolerance_of(
+            base, args.floor or 0.03, args.k or 3
+        )
+        false = [
+            flagged(base[i], *refupdate.tolerance_of(base[:i] + base[i + 1 :])[:2])
+            for i in range(len(base))
+            if len(base) > 2
+        ]
+        row = rows.setdefault(family(name), {'tol': [], 'false': [], 'caps': {}})
+        row['tol'].append(tol)
+        row['false'] += false
+        for cap in caps:
+            capped = [v[name] for v, _ in runs[cap]]
+            effect = statistics.median(capped) / median - 1 if median else 0.0
+            hits = [flagged(v, median, tol) for v in capped]
+            cell = row['caps'].setdefault(cap, {'effect': [], 'hits': []})
+            cell['effect'].append(effect)
+            cell['hits'] += hits
+        if spread > 0.03:
+            impossible.append((name, spread, tol))
+    shares = {
+        cap: statistics.median([s for _, s in run if s is not None] or [float('nan')])
+        for cap, run in runs.items()
+    }
+    print(
+        "ranks' CPU share (median): "
+        + ', '.join(
+            f'{"unchanged" if c is None else f"cap {c:.0%}"} {s:.0%}'
+            for c, s in shares.items()
+        )
+    )
+    head = f'{"figure family":34}  {"n":>2}  {"tolerance":>9}'
+    for cap in caps:
+        head += f'  {f"cap {cap:.0%}: effect":>17}  {"flagged":>7}'
+    print(head + f'  {"false flags":>11}')
+    for fam, row in sorted(rows.items()):
+        line = f'{fam:34}  {len(row["tol"]):>2}  {statistics.median(row["tol"]):>9.0%}'
+        for cap in caps:
+            cell = row['caps'][cap]
+            share = sum(cell['hits']) / len(cell['hits'])
+            line += f'  {statistics.median(cell["effect"]):>+17.1%}  {share:>7.0%}'
+        false = (
+            f'{sum(row["false"]) / len(row["false"]):.0%}' if row['false'] else 'n/a'
+        )
+        print(line + f'  {false:>11}')
+    if impossible:
+        print(
+            '\nrun-to-run spread above 3 %: a tolerance of 3 x spread is wider than '
+            'the slowdown, so >= 95 % of 10 % slowdowns cannot be flagged without '
+            'more than 5 % false flags:'
+        )
+        for name, spread, tol in impossible:
+            print(f'  {name}: spread {spread:.1%}, tolerance {tol:.0%}')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('directory', nargs='?', default='reference_data')
@@ -134,7 +331,21 @@ def main():
         metavar='SPREAD',
         help='also figures of these known relative spreads (e.g. 0.01 0.02)',
     )
+    parser.add_argument(
+        '--real',
+        action='store_true',
+        help='inject real slowdowns (a cgroup CPU cap) into real runs (root)',
+    )
+    parser.add_argument('--runs', type=int, default=10, help='--real: runs per case')
+    parser.add_argument(
+        '--caps', type=float, nargs='+', default=[0.90, 0.95], help='--real: CPU caps'
+    )
+    parser.add_argument('--reframe-args', default=DEFAULT_REAL_ARGS)
+    parser.add_argument('--config', default='site_configs/local.py')
     args = parser.parse_args()
+    if args.real:
+        real_slowdowns(args)
+        return
     floor = 0.03 if args.floor is None else args.floor
     k = 3.0 if args.k is None else args.k
     rng = random.Random(1)

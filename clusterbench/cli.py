@@ -140,6 +140,9 @@ def _check_references(args):
         print(problem)
     if not problems:
         print(f'{directory}: every reference entry matches its provenance: ok')
+    # References of another kind of machine are no error: they apply there.
+    for other in refdata.unmatched_kinds(directory, args.site_configs):
+        print(f'other machine: {other}')
     wide = refdata.wide_tolerances(directory, args.max_tolerance)
     for warning in wide:
         print(f'warning: {warning}')
@@ -205,13 +208,17 @@ def _replay(args):
 
 def _run(args):
     selection.check_system_name(args.system)
+    extra = list(args.reframe_args)
+    if args.wait_quiet:
+        # The checks' hook waits before each test on a local partition.
+        extra = ['-S', f'wait_quiet={args.wait_quiet:g}', *extra]
     return runner.run(
         args.config or f'site_configs/{args.system.split(":")[0]}.py',
         args.checks,
         args.system,
         args.results,
         refdir.resolve(args.references),
-        extra=args.reframe_args,
+        extra=extra,
         strict=args.strict,
         verbose=args.verbose,
         show_all=args.show_all,
@@ -391,6 +398,17 @@ def parser():
         action='store_true',
         help='refuse, rather than wait, when another session is measuring on '
         'this node (local partitions)',
+    )
+    run.add_argument(
+        '--wait-quiet',
+        nargs='?',
+        type=float,
+        const=60.0,
+        default=0.0,
+        metavar='SECONDS',
+        help='before each test on a local partition, wait (at most SECONDS, '
+        'default 60) until the machine has been quiet for 3 s; says so when '
+        'it gives up',
     )
     run.add_argument(
         'reframe_args',

@@ -201,10 +201,30 @@ class Collector:
         facts['frequency'] = self.frequency(cpus)
         facts['memory'] = self.memory()
         facts['numa'] = self.numa()
+        facts['platform'] = self.platform()
         facts['network'] = self.network()
         facts['infiniband'] = self.infiniband()
         facts['ibv_devinfo'] = self.ibv_devinfo()
         facts['software'] = self.software()
+        facts['absent'] = dict(sorted(self.absent.items()))
+        return facts
+
+    def identity_facts(self):
+        """Only what identifies the machine (no software versions, no network):
+        cheap enough to take around every benchmark job."""
+        cpus = self.cpuinfo()
+        cpu = self.cpu(cpus)
+        facts = {
+            'format': FORMAT,
+            'host': self.host(),
+            'kernel': self.kernel(),
+            'cpu': cpu,
+            'frequency': self.frequency(cpus),
+            'memory': self.memory(),
+            'numa': self.numa(),
+            'platform': self.platform(),
+            'infiniband': self.infiniband(),
+        }
         facts['absent'] = dict(sorted(self.absent.items()))
         return facts
 
@@ -233,20 +253,7 @@ class Collector:
         return self.missing('os', 'no PRETTY_NAME in os-release')
 
     def cpuinfo(self):
-        text = self.read(self.proc, 'cpuinfo') or ''
-        blocks, current = [], {}
-        for line in text.splitlines():
-            if not line.strip():
-                if current:
-                    blocks.append(current)
-                current = {}
-                continue
-            key, sep, value = line.partition(':')
-            if sep:
-                current[key.strip()] = value.strip()
-        if current:
-            blocks.append(current)
-        return [b for b in blocks if 'processor' in b]
+        return _cpuinfo_blocks(self.read(self.proc, 'cpuinfo') or '')
 
     def cpu(self, cpus):
         first = cpus[0] if cpus else {}
@@ -266,6 +273,8 @@ class Collector:
             'threads': threads or self.missing('cpu.threads', 'no processors listed'),
             'online': online or self.missing('cpu.online', 'no cpu/online in sysfs'),
             'isa': [f for f in _ISA if f in flags],
+            **self._cpu_identity(first),
+            'cache': self._caches(),
         }
         if packages and cores:
             out['sockets'] = len(packages)
@@ -279,7 +288,124 @@ class Collector:
                 out[key] = self.missing(
                     f'cpu.{key}', 'no CPU topology in sysfs or cpuinfo'
                 )
+        smt = self.read_int(self.sys, 'devices', 'system', 'cpu', 'smt', 'active')
+        if smt is not None:
+            out['smt'] = bool(smt)
+        elif isinstance(out['threads_per_core'], int):
+            out['smt'] = out['threads_per_core'] > 1
+        else:
+            out['smt'] = self.missing('cpu.smt', 'no smt/active and no topology')
         return out
+
+    def _cpu_identity(self, first):
+        """Vendor, family, model, stepping, microcode; the key references use."""
+        out = {}
+        if 'CPU implementer' in first:
+            fields = (
+                ('family', 'CPU architecture'),
+                ('model_number', 'CPU part'),
+                ('stepping', 'CPU variant'),
+                ('revision', 'CPU revision'),
+            )
+        else:
+            fields = (
+                ('family', 'cpu family'),
+                ('model_number', 'model'),
+                ('stepping', 'stepping'),
+                ('microcode', 'microcode'),
+            )
+        for key, name in fields:
+            out[key] = first.get(name) or self.missing(
+                f'cpu.{key}', f'no "{name}" in cpuinfo'
+            )
+        if 'CPU implementer' in first and 'microcode' not in out:
+            out['microcode'] = self.missing(
+                'cpu.microcode', 'cpuinfo of this architecture has none'
+            )
+        out['kind'] = cpu_kind(first) or self.missing(
+            'cpu.kind', 'no vendor/family/model in cpuinfo'
+        )
+        out['microarchitecture'] = self._microarchitecture()
+        return out
+
+    def _microarchitecture(self):
+        if os.path.realpath(self.proc) != '/proc':
+            return self.missing(
+                'cpu.microarchitecture', 'archspec detects only the host it runs on'
+            )
+        try:
+            import archspec.cpu
+
+            return archspec.cpu.host().name
+        except Exception as err:  # noqa: BLE001 - any archspec failure is absent
+            return self.missing('cpu.microarchitecture', f'archspec: {err}')
+
+    def _caches(self):
+        """L2 and L3 size of cpu0 (bytes), from sysfs's cache leaves."""
+        base = os.path.join(self.sys, 'devices', 'system', 'cpu', 'cpu0', 'cache')
+        found = {}
+        for leaf in self.listdir(base) or []:
+            level = self.read_int(base, leaf, 'level')
+            size = _size_bytes(self.read(base, leaf, 'size'))
+            kind = self.read(base, leaf, 'type')
+            if level in (2, 3) and size and kind in ('Unified', 'Data', None):
+                found[f'l{level}_bytes'] = size
+        for key in ('l2_bytes', 'l3_bytes'):
+            if key not in found:
+                found[key] = self.missing(f'cpu.cache.{key}', f'no such leaf in {base}')
+        return found
+
+    def platform(self):
+        """Hypervisor, firmware and board, and the DIMMs' speed where readable."""
+        dmi = os.path.join(self.sys, 'class', 'dmi', 'id')
+        out = {'hypervisor': self._hypervisor()}
+        for key in ('bios_vendor', 'bios_version', 'bios_date', 'sys_vendor'):
+            out[key] = self.read(dmi, key) or self.missing(
+                f'platform.{key}', f'no {key} in {dmi}'
+            )
+        out['product'] = self.read(dmi, 'product_name') or self.missing(
+            'platform.product', f'no product_name in {dmi}'
+        )
+        out['dimm_speed_mts'] = self._dimm_speed()
+        return out
+
+    def _hypervisor(self):
+        kind = self.read(self.sys, 'hypervisor', 'type')
+        if kind:
+            return kind
+        if os.path.realpath(self.proc) == '/proc' and self.which('systemd-detect-virt'):
+            # --vm: the hypervisor, not the container we may also run in.
+            result = self.run(['systemd-detect-virt', '--vm'])
+            if result is not None and _first_line(result[1]):
+                return _first_line(result[1])  # "none" (exit 1): bare metal
+        flags = (self.cpuinfo() or [{}])[0].get('flags', '').split()
+        if 'hypervisor' in flags:
+            return 'yes (cpuinfo flag; kind unknown)'
+        if flags:
+            return 'none'
+        return self.missing('platform.hypervisor', 'no /sys/hypervisor, no cpu flags')
+
+    def _dimm_speed(self):
+        if self.which('dmidecode') is None:
+            return self.missing('platform.dimm_speed_mts', 'dmidecode not installed')
+        result = self.run(['dmidecode', '-t', '17'])
+        if result is None or result[0] != 0:
+            return self.missing(
+                'platform.dimm_speed_mts', 'dmidecode -t 17 failed (needs root)'
+            )
+        speeds = sorted(
+            {
+                int(m)
+                for m in re.findall(
+                    r'Configured (?:Memory|Clock) Speed:\s*(\d+)\s*MT/s', result[1]
+                )
+            }
+        )
+        if not speeds:
+            return self.missing(
+                'platform.dimm_speed_mts', 'dmidecode lists no DIMM speed (a VM?)'
+            )
+        return speeds[0] if len(speeds) == 1 else speeds
 
     def _topology(self, cpus):
         base = os.path.join(self.sys, 'devices', 'system', 'cpu')
@@ -433,11 +559,25 @@ class Collector:
                 hca[key] = self.read(path, key) or self.missing(
                     f'infiniband.{name}.{key}', f'no {key}'
                 )
+            hca['pcie'] = self._pcie_link(name, os.path.join(path, 'device'))
             hca['ports'] = [
                 self._ib_port(name, os.path.join(path, 'ports', port), port)
                 for port in sorted(self.listdir(path, 'ports') or [], key=_natural)
             ]
             out.append(hca)
+        return out
+
+    def _pcie_link(self, hca, device):
+        out = {}
+        for key in (
+            'current_link_speed',
+            'current_link_width',
+            'max_link_speed',
+            'max_link_width',
+        ):
+            out[key] = self.read(device, key) or self.missing(
+                f'infiniband.{hca}.pcie.{key}', f"no {key} in the HCA's PCI device"
+            )
         return out
 
     def _ib_port(self, hca, path, port):
@@ -582,6 +722,23 @@ def parse_ibv_devinfo(text):
     return devices
 
 
+def _cpuinfo_blocks(text):
+    """The processor blocks of a /proc/cpuinfo text, as dicts."""
+    blocks, current = [], {}
+    for line in text.splitlines():
+        if not line.strip():
+            if current:
+                blocks.append(current)
+            current = {}
+            continue
+        key, sep, value = line.partition(':')
+        if sep:
+            current[key.strip()] = value.strip()
+    if current:
+        blocks.append(current)
+    return [b for b in blocks if 'processor' in b]
+
+
 def _first_line(text):
     for line in (text or '').splitlines():
         if line.strip():
@@ -641,6 +798,50 @@ def _cpulist_len(text):
         except ValueError:
             return 0
     return count
+
+
+_VENDORS = {'AuthenticAMD': 'AMD', 'GenuineIntel': 'Intel', 'HygonGenuine': 'Hygon'}
+
+
+def cpu_kind(first):
+    """'AMD-25-17' (vendor-family-model) of a cpuinfo block, None if unknown.
+
+    The key references are indexed by: two generations that share a model
+    string (``AMD EPYC`` in a VM) differ in family or model. Arm: implementer,
+    architecture and part (``ARM-0x41-8-0xd40``).
+    """
+    if 'CPU implementer' in first:
+        parts = [
+            first.get(k) for k in ('CPU implementer', 'CPU architecture', 'CPU part')
+        ]
+        return 'ARM-' + '-'.join(parts) if all(parts) else None
+    vendor = first.get('vendor_id')
+    family, model = first.get('cpu family'), first.get('model')
+    if not (vendor and family and model):
+        return None
+    return f'{_VENDORS.get(vendor, vendor)}-{family}-{model}'
+
+
+def cpu_kind_of_file(path='/proc/cpuinfo'):
+    """The :func:`cpu_kind` of the first processor in a cpuinfo file, or
+    ``'unknown'`` (which matches no reference)."""
+    try:
+        with open(path, errors='replace') as f:
+            blocks = _cpuinfo_blocks(f.read())
+    except OSError:
+        blocks = []
+    return (cpu_kind(blocks[0]) if blocks else None) or 'unknown'
+
+
+def _size_bytes(text):
+    """'1024K' / '32M' (sysfs cache sizes) -> bytes."""
+    found = re.fullmatch(r'(\d+)\s*([KMG]?)B?', (text or '').strip())
+    if not found:
+        return None
+    return (
+        int(found.group(1))
+        * {'': 1, 'K': 2**10, 'M': 2**20, 'G': 2**30}[found.group(2)]
+    )
 
 
 def _is_float(text):
@@ -712,8 +913,86 @@ def summary(facts):
         'libfabric': software.get('libfabric', ABSENT),
         'compiler': (software.get('compilers') or {}).get('gcc', ABSENT),
         'blas': (software.get('blas') or {}).get('openblas', ABSENT),
+        'identity': identity(facts),
     }
     return out
+
+
+#: Where each identity fact comes from in the full facts, and its reason key.
+_IDENTITY = {
+    'cpu_kind': ('cpu', 'kind'),
+    'vendor': ('cpu', 'vendor'),
+    'family': ('cpu', 'family'),
+    'model': ('cpu', 'model_number'),
+    'model_name': ('cpu', 'model'),
+    'stepping': ('cpu', 'stepping'),
+    'microcode': ('cpu', 'microcode'),
+    'microarchitecture': ('cpu', 'microarchitecture'),
+    'l2_bytes': ('cpu', 'cache', 'l2_bytes'),
+    'l3_bytes': ('cpu', 'cache', 'l3_bytes'),
+    'smt': ('cpu', 'smt'),
+    'base_mhz': ('frequency', 'base_mhz'),
+    'max_mhz': ('frequency', 'max_mhz'),
+    'governor': ('frequency', 'governor'),
+    'memory_bytes': ('memory', 'total_bytes'),
+    'dimm_speed_mts': ('platform', 'dimm_speed_mts'),
+    'hypervisor': ('platform', 'hypervisor'),
+    'kernel': ('kernel', 'release'),
+    'bios_version': ('platform', 'bios_version'),
+    'bios_date': ('platform', 'bios_date'),
+}
+
+
+def identity(facts):
+    """What makes a node the kind of machine it is, for provenance and for
+    telling two machines apart: CPU generation down to stepping and microcode,
+    caches, clocks, memory, NUMA, hypervisor, kernel, firmware and HCAs. An
+    absent fact is ``'absent'`` and ``absent`` says why."""
+    out, reasons = {}, {}
+    why = facts.get('absent') or {}
+    for key, path in _IDENTITY.items():
+        value = facts
+        for part in path:
+            value = value.get(part, ABSENT) if isinstance(value, dict) else ABSENT
+        out[key] = value
+        if value == ABSENT:
+            reasons[key] = why.get('.'.join(path), 'not collected')
+    numa = facts.get('numa')
+    if isinstance(numa, list):
+        out['numa'] = [n.get('cpus', ABSENT) for n in numa if isinstance(n, dict)]
+    else:
+        out['numa'] = ABSENT
+        reasons['numa'] = why.get('numa', 'not collected')
+    hcas = facts.get('infiniband')
+    if isinstance(hcas, list):
+        out['hcas'] = [_hca_identity(h) for h in hcas if isinstance(h, dict)]
+    else:
+        out['hcas'] = ABSENT
+        reasons['hcas'] = why.get('infiniband', 'not collected')
+    out['absent'] = reasons
+    return out
+
+
+def _hca_identity(hca):
+    pcie = hca.get('pcie') if isinstance(hca.get('pcie'), dict) else {}
+    return {
+        'name': hca.get('name', ABSENT),
+        'model': hca.get('hca_type', ABSENT),
+        'board_id': hca.get('board_id', ABSENT),
+        'firmware': hca.get('fw_ver', ABSENT),
+        'ports': [
+            {
+                'port': p.get('port'),
+                'state': p.get('state', ABSENT),
+                'rate_gbps': p.get('rate_gbps', ABSENT),
+                'width': p.get('width', ABSENT),
+            }
+            for p in hca.get('ports') or []
+            if isinstance(p, dict)
+        ],
+        'pcie_speed': pcie.get('current_link_speed', ABSENT),
+        'pcie_width': pcie.get('current_link_width', ABSENT),
+    }
 
 
 def _ib_digest(hcas):
@@ -746,9 +1025,23 @@ def format_summary(digest, indent='  ', software=True):
         f'{indent}  network: {"; ".join(digest.get("network") or []) or "none"}',
         f'{indent}  infiniband: ' + ('; '.join(ib) if isinstance(ib, list) else ib),
     ]
+    ident = digest.get('identity')
+    if isinstance(ident, dict):
+        lines.insert(1, f'{indent}  identity: {format_identity(ident)}')
     if software:
         lines.append(f'{indent}  {format_software(digest)}')
     return lines
+
+
+def format_identity(ident):
+    """One line: 'AMD-25-17 stepping 1 microcode 0x1000065, ...'."""
+    get = ident.get
+    return (
+        f'{get("cpu_kind", ABSENT)} stepping {get("stepping", ABSENT)} microcode '
+        f'{get("microcode", ABSENT)} ({get("microarchitecture", ABSENT)}), '
+        f'L2 {get("l2_bytes", ABSENT)} B, L3 {get("l3_bytes", ABSENT)} B, '
+        f'hypervisor {get("hypervisor", ABSENT)}, BIOS {get("bios_version", ABSENT)}'
+    )
 
 
 def format_software(digest):

@@ -343,3 +343,53 @@ def _wide(path, keys, node, remaining):
         if isinstance(entry, list) and len(entry) in (3, 4):
             found.append((_where(path, k, keys), _scalar(k), entry))
     return found
+
+
+def machine_kinds(site_configs_dir):
+    """{cpu_kind: [system:partition, ...]} of every partition of the site
+    configs (``extras.cpu_kind``, computed when a config loads)."""
+    import runpy
+
+    kinds = {}
+    for path in sorted(glob.glob(os.path.join(site_configs_dir, '*.py'))):
+        config = runpy.run_path(path).get('site_configuration')
+        for system in (config or {}).get('systems', []):
+            for part in system.get('partitions', []):
+                kind = (part.get('extras') or {}).get('cpu_kind')
+                if kind:
+                    where = f'{system["name"]}:{part["name"]}'
+                    kinds.setdefault(str(kind), []).append(where)
+    return kinds
+
+
+def unmatched_kinds(directory, site_configs_dir):
+    """References whose ``cpu_kind`` no partition of the site configs has:
+    made on another kind of machine (they apply to none here)."""
+    kinds = machine_kinds(site_configs_dir)
+    here = ', '.join(sorted(kinds)) or 'none declared'
+    found = []
+    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+        for test, body in data.items():
+            index = body.get('$index') if isinstance(body, dict) else None
+            if not index or 'cpu_kind' not in index:
+                continue
+            depth = index.index('cpu_kind')
+            levels = [([test], {k: v for k, v in body.items() if k != '$index'})]
+            for _ in range(depth):
+                levels = [
+                    (keys + [k], v)
+                    for keys, tree in levels
+                    if isinstance(tree, dict)
+                    for k, v in tree.items()
+                ]
+            for keys, tree in levels:
+                for kind in tree if isinstance(tree, dict) else ():
+                    if str(kind) not in kinds:
+                        where = ' > '.join(map(str, keys + [kind]))
+                        found.append(
+                            f'{path}: {where}: cpu_kind {kind!r} is no machine of '
+                            f'the site configs (here: {here})'
+                        )
+    return found

@@ -39,6 +39,7 @@ class Samples:
     sessions: set = field(default_factory=set)
     nodes: set = field(default_factory=set)
     facts: dict = field(default_factory=dict)
+    identity: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,9 @@ def collect(report_paths):
                     and case.get('fail_phase') != 'performance'
                 ):
                     continue
+                if case.get('disturbed'):
+                    # Its conditions broke the thresholds: not a measurement.
+                    continue
                 index = tuple(case.get('reference_index') or ())
                 key = tuple(index_value(case, name) for name in index)
                 if any(k is None for k in key):
@@ -108,12 +112,30 @@ def collect(report_paths):
                     group.facts = case.get('processor_facts') or {}
                     if case.get('node_facts'):
                         group.facts = {**group.facts, 'node_facts': case['node_facts']}
+                    group.identity = identity_of(case) or group.identity
                     used += 1
     if not used:
         raise ClusterbenchError(
             'no verified figure in ' + ', '.join(report_paths) + ': nothing to update'
         )
     return list(groups.values())
+
+
+def identity_of(case):
+    """The machine identity recorded with a test case: taken around the job
+    (``machine_identity``), else from the node facts; {} when none was."""
+    ident = case.get('machine_identity')
+    if not isinstance(ident, dict) or not ident:
+        nodes = case.get('node_facts') or {}
+        ident = next(
+            (
+                f['identity']
+                for f in nodes.values()
+                if isinstance(f, dict) and isinstance(f.get('identity'), dict)
+            ),
+            {},
+        )
+    return {'source': 'recorded', **ident} if ident else {}
 
 
 def _class_name(case):
@@ -309,6 +331,8 @@ def write(proposals, directory, reports, stack=None, results='results', notes=No
                     'sessions': sorted(first.sessions),
                     'nodes': sorted(first.nodes),
                     'hardware': dict(first.facts),
+                    'identity': dict(first.identity)
+                    or {'source': 'absent', 'reason': 'the reports recorded none'},
                     'clusterbench': __version__,
                     'reframe': _reframe_version(),
                     'stack': dict(stack or {}),

@@ -115,6 +115,7 @@ def replay(path, references):
                     unit,
                     *(ref[:3] if ref else (None, None, None)),
                     None,
+                    disturbed=case.get('disturbed') or None,
                 )
             )
     if not figures and not failures:

@@ -28,6 +28,8 @@ class Figure:
     upper: Optional[float]
     result: Optional[str]
     run_index: int = 0
+    #: What a disturbed run broke ("steal 18 %"), None for an undisturbed one.
+    disturbed: Optional[str] = None
 
     @property
     def has_reference(self):
@@ -254,10 +256,11 @@ def extract(data, path):
             reason = _failure_reason(case)
             failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
             continue
+        disturbed = case.get('disturbed') or None
         for key, values in (case.get('perfvalues') or {}).items():
             # A figure without a value is missing, never zero.
             if values[0] is not None:
-                figures.append(_figure(ident, key, values, run_index, path))
+                figures.append(_figure(ident, key, values, run_index, path, disturbed))
     return figures, failures
 
 
@@ -323,7 +326,7 @@ def _failure_reason(case):
     return reason
 
 
-def _figure(ident, key, values, run_index, path):
+def _figure(ident, key, values, run_index, path, disturbed=None):
     try:
         value, ref, lower, upper, unit, result = values
     except (TypeError, ValueError):
@@ -341,6 +344,7 @@ def _figure(ident, key, values, run_index, path):
         upper,
         result,
         run_index,
+        disturbed,
     )
 
 

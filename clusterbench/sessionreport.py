@@ -8,7 +8,7 @@ breakdown and the message-size histograms; each node's facts once; and once
 per node, that energy was not available and why.
 """
 
-from clusterbench import hwinfo, profile, runreport
+from clusterbench import conditions, hwinfo, profile, runreport
 
 
 def _configuration(case):
@@ -20,11 +20,13 @@ def _configuration(case):
 
 def sections(report_paths):
     """Text lines for the reports at *report_paths* ([] if nothing to show)."""
-    profiles, nodes, software, no_energy = [], {}, {}, {}
+    profiles, nodes, software, no_energy, runs = [], {}, {}, {}, []
     for path in report_paths:
         for case in runreport.cases(runreport.load(path), path):
             if case.get('fixture'):
                 continue
+            if case.get('run_conditions'):
+                runs.append((_configuration(case), case['run_conditions']))
             digest = case.get('mpi_profile_summary')
             if digest:
                 profiles.append((_configuration(case), digest))
@@ -39,6 +41,9 @@ def sections(report_paths):
                     str(summary.get('host') or '?'), summary.get('reason')
                 )
     lines = []
+    if runs:
+        lines += ['', "Run conditions (steal, other processes, ranks' CPU share):"]
+        lines += [f'  {title}: {conditions.format_line(c)}' for title, c in runs]
     for title, digest in profiles:
         lines += ['', f'MPI profile: {title}']
         lines += _shown(title, profile.format_summary, digest)

@@ -24,8 +24,9 @@ FASTER_HINT = 'reference stale?'
 #: merit, see clusterbench.vocabulary): fails the run, like ReFrame.
 FLAGGED = 'FLAGGED'
 NO_REFERENCE = 'no reference'
-#: Measured while the run's conditions were disturbed (the verdict may carry
-#: the reason after the word). Fails only a --strict run.
+#: Measured while the run's conditions broke the partition's thresholds
+#: (the verdict carries the measurements after the word): shown, not judged.
+#: Fails only a --strict run.
 DISTURBED = 'DISTURBED'
 FAILED = 'FAILED'
 SKIPPED = 'skipped'
@@ -92,12 +93,16 @@ class Judged:
     baseline: Optional[list] = None
     verdict: str = NO_REFERENCE
     ci: Optional[tuple] = None
+    disturbed: Optional[str] = None
 
     @property
     def value(self):
         return statistics.median(self.values)
 
     def judge(self):
+        if self.disturbed:
+            self.verdict = f'{DISTURBED} ({self.disturbed})'
+            return self
         if self.baseline:
             # Against another run: its median is the reference value.
             ref = statistics.median(self.baseline)
@@ -133,11 +138,14 @@ def group(figures, baseline=None, tolerance=None):
     pooled = {}
     for fig in figures:
         key = (fig.test, fig.system, fig.partition, fig.environ, fig.variable)
-        entry = pooled.get(key)
+        disturbed = getattr(fig, 'disturbed', None)
+        # Disturbed samples are a row of their own: they never decide a verdict.
+        entry = pooled.get((*key, bool(disturbed)))
         if entry is None:
-            entry = pooled[key] = Judged(
+            entry = pooled[(*key, bool(disturbed))] = Judged(
                 *key, fig.unit, [], fig.reference, fig.lower, fig.upper
             )
+            entry.disturbed = disturbed
         entry.values.append(fig.value)
         if fig.has_reference:
             entry.reference, entry.lower, entry.upper = (
@@ -148,10 +156,12 @@ def group(figures, baseline=None, tolerance=None):
     if baseline is not None:
         base = {}
         for fig in baseline:
+            if getattr(fig, 'disturbed', None):
+                continue
             key = (fig.test, fig.system, fig.partition, fig.environ, fig.variable)
             base.setdefault(key, []).append(fig.value)
         for key, entry in pooled.items():
-            entry.baseline = base.get(key)
+            entry.baseline = base.get(key[:-1])
             if entry.reference is None and tolerance is not None:
                 entry.lower, entry.upper = -tolerance, tolerance
             if entry.baseline is None:

@@ -89,6 +89,8 @@ site_configuration = {
                     'processor': _node_processor(),
                     'extras': {
                         'mem_per_node': _mem_per_node,
+                        # The nodes are namespaces of this host: its CPU.
+                        'cpu_kind': common['cpu_kind'](),
                         'num_nodes': len(_nodes),
                         'nodes': _nodes,
                         'acceptance': {

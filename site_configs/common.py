@@ -141,6 +141,19 @@ def host_memory_bytes():
     return 0
 
 
+def cpu_kind():
+    """vendor-family-model of the host that loads the configuration
+    (``AMD-25-17``), the key that references are indexed by.
+
+    ``CLUSTERBENCH_CPUINFO`` names another cpuinfo file: the machine is then
+    taken to be of that kind (tests; a login node describing its compute
+    nodes). ``'unknown'`` when the file names no vendor, family and model.
+    """
+    from clusterbench.hwinfo import cpu_kind_of_file
+
+    return cpu_kind_of_file(os.environ.get('CLUSTERBENCH_CPUINFO', '/proc/cpuinfo'))
+
+
 def storage(**overrides):
     """ReFrame's results database, so that runs can be compared with history."""
     settings = {

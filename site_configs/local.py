@@ -31,6 +31,7 @@ site_configuration = {
                     'processor': cpuinfo(),
                     'extras': {
                         'mem_per_node': common['host_memory_bytes'](),
+                        'cpu_kind': common['cpu_kind'](),
                     },
                 }
             ],

@@ -16,8 +16,17 @@ def tool(name):
     return os.path.join(BIN, name)
 
 
-def reframe(prefix, *args, checks='reframe_checks', env=None, timeout=600):
-    """Run ``reframe -r`` into *prefix*; return (exit code, output, report or None)."""
+def reframe(
+    prefix, *args, checks='reframe_checks', env=None, timeout=600, conditions=False
+):
+    """Run ``reframe -r`` into *prefix*; return (exit code, output, report or None).
+
+    The run's conditions are measured but, unless *conditions*, not judged: on
+    a machine shared with other work a test of something else must not turn
+    DISTURBED (tests/test_run_conditions.py judges them).
+    """
+    if not conditions:
+        args = ('-S', 'judge_conditions=false', *args)
     # Test sessions go to a database (and perflogs) of their own, not the
     # project's history.
     # Nor are they judged by the project's references (recorded at full size):

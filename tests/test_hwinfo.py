@@ -25,6 +25,12 @@ COMMANDS = {
     'fi_info': 'fi_info: 1.18.0\nlibfabric: 1.18.0\nlibfabric api: 1.18\n',
     'gcc': 'gcc (GCC) 11.4.1 20230605 (Red Hat 11.4.1-2)\nCopyright (C) 2021\n',
     'gfortran': 'GNU Fortran (GCC) 11.4.1 20230605 (Red Hat 11.4.1-2)\n',
+    'dmidecode': (
+        '# dmidecode 3.5\nHandle 0x0030, DMI type 17, 92 bytes\nMemory Device\n'
+        '\tSize: 32 GB\n\tSpeed: 4800 MT/s\n\tConfigured Memory Speed: 4400 MT/s\n'
+        'Handle 0x0031, DMI type 17, 92 bytes\nMemory Device\n\tSize: No Module '
+        'Installed\n\tSpeed: Unknown\n\tConfigured Memory Speed: Unknown\n'
+    ),
 }
 LIBRARIES = {
     'openblas': {
@@ -78,6 +84,67 @@ def test_cpu_topology_from_sysfs(ib_facts):
         'arch': 'x86_64',
     }
     assert ib_facts['os'] == 'Rocky Linux 9.3 (Blue Onyx)'
+
+
+def test_cpu_identity_caches_firmware_and_hca_link(ib_facts):
+    cpu = ib_facts['cpu']
+    assert (cpu['family'], cpu['model_number'], cpu['stepping']) == ('6', '143', '8')
+    assert cpu['microcode'] == '0x2b000590'
+    assert cpu['kind'] == 'Intel-6-143'
+    assert cpu['cache'] == {'l2_bytes': 2048 * 1024, 'l3_bytes': 107520 * 1024}
+    assert cpu['smt'] is True
+    # archspec only knows the host it runs on, not a canned tree.
+    assert cpu['microarchitecture'] == ABSENT
+    assert 'archspec' in ib_facts['absent']['cpu.microarchitecture']
+    platform = ib_facts['platform']
+    assert platform['bios_version'] == '2.1.V2'
+    assert platform['bios_date'] == '03/15/2024'
+    assert platform['product'] == 'SYS-221H-TNR'
+    assert platform['dimm_speed_mts'] == 4400
+    # No /sys/hypervisor and no hypervisor flag in cpuinfo: bare metal.
+    assert platform['hypervisor'] == 'none'
+    hca = ib_facts['infiniband'][0]
+    assert hca['pcie']['current_link_speed'] == '16.0 GT/s PCIe'
+    assert hca['pcie']['current_link_width'] == '16'
+    ident = hwinfo.summary(ib_facts)['identity']
+    assert ident['cpu_kind'] == 'Intel-6-143'
+    assert ident['microcode'] == '0x2b000590'
+    assert ident['l3_bytes'] == 107520 * 1024
+    assert ident['numa'] == ['0-1,4-5', '2-3,6-7']
+    assert ident['hcas'][0]['firmware'] == hca['fw_ver']
+    assert ident['hcas'][0]['pcie_width'] == '16'
+    assert ident['hcas'][0]['ports'][0]['rate_gbps'] == 100.0
+    assert ident['absent'] == {
+        'microarchitecture': 'archspec detects only the host it runs on'
+    }
+
+
+def test_identity_of_a_vm_names_what_is_absent_and_why(vm_facts):
+    ident = hwinfo.summary(vm_facts)['identity']
+    # The canned VM's cpuinfo has neither family nor model: no kind, and why.
+    assert ident['cpu_kind'] == ABSENT
+    assert ident['absent']['cpu_kind'] == 'no vendor/family/model in cpuinfo'
+    assert ident['absent']['microcode'] == 'no "microcode" in cpuinfo'
+    assert ident['dimm_speed_mts'] == ABSENT
+    assert ident['absent']['dimm_speed_mts'] == 'dmidecode not installed'
+    assert ident['bios_version'] == ABSENT
+    assert 'dmi' in ident['absent']['bios_version']
+    assert ident['hcas'] == ABSENT
+
+
+def test_cpu_kind_separates_generations_that_share_a_model_string(tmp_path):
+    zen4 = 'processor : 0\nvendor_id : AuthenticAMD\ncpu family : 25\nmodel : 17\n'
+    zen5 = 'processor : 0\nvendor_id : AuthenticAMD\ncpu family : 26\nmodel : 2\n'
+    arm = (
+        'processor : 0\nCPU implementer : 0x41\nCPU architecture: 8\n'
+        'CPU variant : 0x1\nCPU part : 0xd40\n'
+    )
+    kinds = []
+    for name, text in (('zen4', zen4), ('zen5', zen5), ('arm', arm)):
+        (tmp_path / name).write_text(text + 'model name : AMD EPYC\n')
+        kinds.append(hwinfo.cpu_kind_of_file(str(tmp_path / name)))
+    assert kinds == ['AMD-25-17', 'AMD-26-2', 'ARM-0x41-8-0xd40']
+    assert hwinfo.cpu_kind_of_file(str(tmp_path / 'missing')) == 'unknown'
 
 
 def test_frequency_memory_and_numa(ib_facts):
@@ -312,6 +379,14 @@ def test_this_machine():
         assert facts['infiniband'] == ABSENT
     for key, value in facts['software']['mpi'].items():
         assert value == ABSENT or isinstance(value, str), key
+    with open('/proc/cpuinfo') as f:
+        text = f.read()
+    if 'cpu family' in text:
+        family = text.split('cpu family')[1].split(':')[1].split()[0]
+        assert facts['cpu']['family'] == family
+        assert facts['cpu']['kind'] == hwinfo.cpu_kind_of_file()
+        assert facts['cpu']['kind'].split('-')[1] == family
+    assert facts['cpu']['microarchitecture'] != ABSENT
 
 
 def test_job_script_line_per_node():

@@ -22,7 +22,7 @@ from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import npb_makedef, reflookup, runreport
+from clusterbench import hwinfo, npb_makedef, reflookup, runreport
 from clusterbench.checks import npb as checks_npb
 from clusterbench.parsers import npb
 
@@ -526,6 +526,7 @@ def _local_processor_has_npb_references():
         'partition': 'default',
         'environ': 'gnu-openmpi',
         'processor_facts': cpuinfo(),
+        'cpu_kind': hwinfo.cpu_kind_of_file(),
         'benchmark': 'cg',
         'npb_class': 'C',
         'num_tasks': 2,

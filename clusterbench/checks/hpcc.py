@@ -12,7 +12,7 @@ from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.instrumented import Instrumented
 from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import ExternalReferences
+from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.errors import ClusterbenchError
@@ -88,6 +88,8 @@ class HPCCBase(
     valid_prog_environs = ['+hpcc']
     executable = 'hpcc'
     reference_file = 'hpcc.yaml'
+    # HPL's N: figures of another problem size are not comparable.
+    reference_index = [*BASE_INDEX, 'hpl_order']
     num_nodes = variable(int, value=1)
     time_limit = '1h'
 

@@ -122,7 +122,7 @@ class HPLBase(
     spack_executable = 'xhpl'
     offline_provider = 'HPL from its release (hpl_url) or a tree (hpl_source)'
     reference_file = 'hpl.yaml'
-    reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'blas']
+    reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'blas', 'hpl_order']
     mpi = parameter(MPI_FLAVOURS)
     blas = parameter(HPL_BLAS)
     num_nodes = variable(int, value=1)

@@ -19,6 +19,10 @@ class HPLProblem(rfm.RegressionTestPlugin):
     hpl_n = variable(int, value=0)
     #: The HPL problem actually run (N, NB, P, Q); kept in the run report.
     hpl_problem = variable(dict, value={})
+    #: HPL's N as run: in the reference index, so a run of another size
+    #: (``-S hpl_n=1000``, another memory fraction) gets *no reference* and
+    #: never updates the reference of the default size.
+    hpl_order = variable(int, value=0)
 
     def size_hpl_problem(self):
         """Set ``hpl_problem`` for ``num_tasks`` ranks on ``num_nodes`` nodes."""
@@ -30,3 +34,4 @@ class HPLProblem(rfm.RegressionTestPlugin):
                 memory, self.hpl_mem_fraction, self.hpl_nb, self.num_tasks
             )
         self.hpl_problem = {'n': n, 'nb': self.hpl_nb, 'p': p, 'q': q}
+        self.hpl_order = n

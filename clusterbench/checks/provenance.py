@@ -67,7 +67,11 @@ class HardwareProvenance(rfm.RegressionTestPlugin):
             # (ReFrame copies these to the job only later, in its run stage.)
             self.job.num_tasks = self.num_tasks
             self.job.num_tasks_per_node = per_node
-            launcher = self.job.launcher.run_command(self.job)
+            # The launcher without its modifier (the conditions wrapper is for
+            # the benchmark's launch only).
+            launcher = ' '.join(
+                self.job.launcher.command(self.job) + self.job.launcher.options
+            )
         self.prerun_cmds = [
             collect_command(os.path.join(self.stagedir, HWINFO_DIR), launcher=launcher),
             *self.prerun_cmds,

@@ -8,24 +8,34 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
-from clusterbench import refdata
+from clusterbench import hwinfo, refdata
+from clusterbench.checks.runconditions import RunConditions
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
 
 #: How references are indexed unless a check adds its own parameters: by
-#: partition and environment, and by the processor facts, so that the embedded
-#: default ``local`` gets *no reference* on a machine of another kind.
+#: partition and environment, by the processor facts, and by the CPU kind
+#: (vendor-family-model, ``cpu_kind``): two CPU generations that share a model
+#: string (``AMD EPYC`` in a VM) differ there, so the embedded default
+#: ``local`` gets *no reference* on a machine of another kind.
 BASE_INDEX = (
     '$partition',
     '$environ',
     '$processor.arch',
     '$processor.model',
+    'cpu_kind',
     '$processor.num_cpus',
 )
 
+#: What ``cpu_kind`` is where the partition declares none and its jobs do
+#: not run here: it matches no reference.
+UNKNOWN_KIND = 'unknown'
 
-class ExternalReferences(rfm.RegressionTestPlugin):
+
+# Every judged check measures its run's conditions: a disturbed run is named
+# instead of judged.
+class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
     """Read this test's references from a YAML file, never inline.
 
     The file is looked up in ``RFM_REFERENCE_PREFIX`` when that is set (a site
@@ -44,6 +54,11 @@ class ExternalReferences(rfm.RegressionTestPlugin):
     environ_extras = variable(typ.Dict[str, object], value={})
     #: Why the reference file cannot be used ('' if it can); fails the test.
     reference_error = variable(str, value='', loggable=False)
+    #: vendor-family-model of the partition's nodes (``AMD-25-17``): the
+    #: partition's ``extras.cpu_kind``, computed by the site config when it
+    #: loads (``common.cpu_kind()``); a local partition without one is this
+    #: host. ReFrame resolves it by name in ``$index``, like ``reflookup``.
+    cpu_kind = variable(str, value=UNKNOWN_KIND)
 
     @run_after('init')
     def _use_external_references(self):
@@ -85,6 +100,11 @@ class ExternalReferences(rfm.RegressionTestPlugin):
             'num_sockets': proc.num_sockets,
         }
         self.environ_extras = dict(self.current_environ.extras)
+        kind = self.current_partition.extras.get('cpu_kind')
+        if not kind and self.current_partition.scheduler.registered_name == 'local':
+            kind = hwinfo.cpu_kind_of_file()
+        self.cpu_kind = str(kind or UNKNOWN_KIND)
+        self.processor_facts['cpu_kind'] = self.cpu_kind
 
 
 #: Validation results per file state (path, mtime, size): one check per file,

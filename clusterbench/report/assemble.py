@@ -210,7 +210,7 @@ def _test_name(name, hosts):
 
 
 #: Reference-index entries that the configuration (not the figure) carries.
-_IN_CONFIG = {'mpi', 'compiler', 'blas', 'num_nodes'}
+_IN_CONFIG = {'mpi', 'compiler', 'blas', 'num_nodes', 'cpu_kind'}
 
 
 def _identity(case):

@@ -1,0 +1,123 @@
+"""The run's conditions around every benchmark launch, and DISTURBED runs.
+
+The launcher line of the job script runs through ``python -m
+clusterbench.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
+that runs the script: steal, other processes' CPU time, the ranks' CPU share
+(where the ranks are the launcher's descendants: the ``local`` scheduler),
+the load average before and the clock. They go into the run report as
+``run_conditions``, with the node's identity as ``machine_identity``.
+
+A run that breaks the partition's thresholds (``extras.conditions``, see
+``clusterbench.conditions.DEFAULTS``) is *disturbed*: ``disturbed`` names
+what it broke, its figures are recorded but not judged (the check drops its
+references, so plain ReFrame does not judge them either), and ``clusterbench``
+shows ``DISTURBED (...)`` instead of a verdict and never takes its figures
+into a reference.
+"""
+
+import os
+import shlex
+import sys
+
+import reframe as rfm
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_before, variable
+from reframe.core.logging import getlogger
+
+from clusterbench import conditions
+
+CONDITIONS_FILE = 'conditions.json'
+
+
+def wrapper_options(output, ranks, local, python=sys.executable):
+    """The launcher modifier's options (the modifier itself is ``env``)."""
+    return [
+        # The job's LD_PRELOAD (a profiler) is for the ranks, not for Python.
+        '-u',
+        'LD_PRELOAD',
+        '_CB_LD_PRELOAD="${LD_PRELOAD:-}"',
+        shlex.quote(python),
+        '-m',
+        'clusterbench.conditions',
+        'wrap',
+        '-o',
+        shlex.quote(output),
+        '--ranks',
+        str(ranks),
+        *(['--local'] if local else []),
+        '--',
+    ]
+
+
+class RunConditions(rfm.RegressionTestPlugin):
+    """Measure the run's conditions; name a disturbed run instead of judging it."""
+
+    #: Measure around the launch (on by default).
+    measure_conditions = variable(typ.Bool, value=True)
+    #: Judge them against the thresholds (off: measured and kept, never
+    #: DISTURBED; the project's tests of other things use this on a shared
+    #: machine).
+    judge_conditions = variable(typ.Bool, value=True)
+    #: Before the run on a ``local`` partition, wait up to this many seconds
+    #: for the machine to be quiet (0: do not wait). ``clusterbench run
+    #: --wait-quiet[=SECONDS]`` sets it.
+    wait_quiet = variable(float, value=0.0)
+    #: What was measured (kept in the run report).
+    run_conditions = variable(typ.Dict[str, object], value={})
+    #: The identity of the node that ran the launcher (kept in the report).
+    machine_identity = variable(typ.Dict[str, object], value={})
+    #: '' or what the run broke: "steal 18 %, ranks' CPU share 71 %".
+    disturbed = variable(str, value='')
+
+    def _runs_here(self):
+        return self.current_partition.scheduler.registered_name == 'local'
+
+    @run_before('run')
+    def _wait_until_quiet(self):
+        if self.wait_quiet > 0 and self._runs_here():
+            getlogger().info(
+                f'{self.display_name}: waiting up to {self.wait_quiet:g} s for a '
+                'quiet machine'
+            )
+            conditions.wait_quiet(self.wait_quiet, say=getlogger().warning)
+
+    @run_before('run', always_last=True)
+    def _wrap_launcher(self):
+        if not self.measure_conditions:
+            return
+        local = self._runs_here()
+        ranks = (self.num_tasks if local else self.num_tasks_per_node) or 1
+        launcher = self.job.launcher
+        inner = [launcher.modifier, *launcher.modifier_options]
+        launcher.modifier = 'env'
+        launcher.modifier_options = [
+            *wrapper_options(
+                os.path.join(self.stagedir, CONDITIONS_FILE), ranks, local
+            ),
+            *(inner if inner[0] else []),
+        ]
+        self.keep_files = [*self.keep_files, CONDITIONS_FILE]
+
+    @run_before('sanity')
+    def _read_conditions(self):
+        if not self.measure_conditions:
+            return
+        found = conditions.load(os.path.join(self.stagedir, CONDITIONS_FILE))
+        self.machine_identity = found.pop('identity', {}) or {}
+        limits = conditions.thresholds(self.current_partition.extras)
+        if not found:
+            found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
+        found['thresholds'] = limits
+        if self.judge_conditions:
+            self.disturbed = conditions.disturbed(found, limits)
+        found['disturbed'] = self.disturbed
+        self.run_conditions = found
+
+    @run_before('performance', always_last=True)
+    def _do_not_judge_a_disturbed_run(self):
+        if self.disturbed:
+            getlogger().warning(
+                f'{self.display_name}: DISTURBED ({self.disturbed}): its figures '
+                'are recorded but not judged'
+            )
+            self.reference = {}

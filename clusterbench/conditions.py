@@ -1,0 +1,320 @@
+"""The conditions a benchmark ran under, measured around its launch.
+
+The job script runs the launcher through this wrapper on the node that runs
+the script (``local``: this host; a batch partition: the job's first node)::
+
+    python -m clusterbench.conditions wrap -o conditions.json --ranks 2 --local \\
+        -- mpirun -np 2 ./bench
+
+It reads ``/proc/stat`` and the load average before, runs the launcher, waits
+for it (``wait4``: the CPU time of the launcher and every rank it reaped), and
+reads ``/proc/stat`` again:
+
+* ``steal_share``: CPU time the hypervisor gave to others, of all CPU time of
+  the node over the run;
+* ``other_cpu_share``: busy CPU time that was not the ranks', of all CPU time;
+* ``ranks_cpu_share``: the ranks' CPU seconds / (wall x ranks), with ranks
+  capped at the node's CPUs; only where the ranks are the launcher's
+  descendants (``--local``). Elsewhere (``srun``: slurmstepd starts them)
+  it is absent, with the reason;
+* ``load_before``: the 1-minute load average before the launch;
+* ``mhz_before``/``mhz_after``: mean current frequency, where readable.
+
+:func:`disturbed` names the thresholds a run broke (partition
+``extras.conditions``, defaults in :data:`DEFAULTS`); :func:`wait_quiet`
+waits until the machine has been quiet for a few seconds.
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from clusterbench import hwinfo
+
+FORMAT = 'clusterbench-conditions/1'
+ABSENT = hwinfo.ABSENT
+
+#: Thresholds a run must keep to be judged (partition ``extras.conditions``
+#: overrides any of them). On the project's 2-CPU VM, a NetPIPE sweep with no
+#: other process running showed steal 0-0.1 % and other processes 0 %; with
+#: other work beside it, the ranks' share and the others' share summed to
+#: 0.99-1.0 over 24-60 s runs. A run of less than a few seconds is mostly
+#: MPI start-up, in which the ranks wait (0.35 s NetPIPE runs: ranks' share
+#: 17-22 % with nothing else running), so the share is judged only from
+#: ``share_min_wall_s`` on.
+DEFAULTS = {
+    # Steal above 2 % of the node's CPU time: the hypervisor ran others.
+    'max_steal': 0.02,
+    # Other processes used more than 10 % of the node's CPU time.
+    'max_other_cpu': 0.10,
+    # The ranks got less than 90 % of the CPUs they were given...
+    'min_ranks_cpu_share': 0.90,
+    # ...in a run of at least this many seconds.
+    'share_min_wall_s': 5.0,
+}
+
+#: What /proc/stat's cpu line holds, in order (the rest are guest times,
+#: already counted in user and nice).
+_STAT_FIELDS = ('user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal')
+_BUSY = ('user', 'nice', 'system', 'irq', 'softirq')
+
+
+def read_stat(proc='/proc'):
+    """({field: seconds}, number of CPUs) of the node's CPU line, or (None, 0)."""
+    tick = os.sysconf('SC_CLK_TCK')
+    try:
+        with open(os.path.join(proc, 'stat')) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None, 0
+    cpus = sum(1 for line in lines if line.startswith('cpu') and line[3:4].isdigit())
+    for line in lines:
+        parts = line.split()
+        if parts and parts[0] == 'cpu':
+            values = [int(v) / tick for v in parts[1 : 1 + len(_STAT_FIELDS)]]
+            values += [0.0] * (len(_STAT_FIELDS) - len(values))
+            return dict(zip(_STAT_FIELDS, values)), cpus
+    return None, cpus
+
+
+def read_load(proc='/proc'):
+    try:
+        with open(os.path.join(proc, 'loadavg')) as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def read_mhz(proc='/proc'):
+    """Mean 'cpu MHz' of /proc/cpuinfo (a VM reports its nominal clock)."""
+    try:
+        with open(os.path.join(proc, 'cpuinfo')) as f:
+            values = [
+                float(line.split(':', 1)[1])
+                for line in f
+                if line.startswith('cpu MHz') and ':' in line
+            ]
+    except (OSError, ValueError):
+        return None
+    return round(sum(values) / len(values), 1) if values else None
+
+
+class Snapshot:
+    def __init__(self, proc='/proc'):
+        self.time = time.monotonic()
+        self.stat, self.cpus = read_stat(proc)
+        self.load = read_load(proc)
+        self.mhz = read_mhz(proc)
+
+
+def measure(before, after, ranks, ranks_cpu=None):
+    """The conditions between two snapshots; *ranks_cpu*: the ranks' CPU
+    seconds, or None where they could not be had."""
+    wall = after.time - before.time
+    out, absent = {'format': FORMAT, 'wall_s': round(wall, 3), 'ranks': ranks}, {}
+    out['cpus'] = after.cpus or ABSENT
+    if before.stat and after.stat and wall > 0:
+        delta = {k: max(0.0, after.stat[k] - before.stat[k]) for k in _STAT_FIELDS}
+        total = sum(delta.values())
+        busy = sum(delta[k] for k in _BUSY)
+        out['steal_share'] = round(delta['steal'] / total, 4) if total else 0.0
+        if ranks_cpu is not None and total:
+            out['other_cpu_share'] = round(max(0.0, busy - ranks_cpu) / total, 4)
+        elif total:
+            out['other_cpu_share'] = ABSENT
+            absent['other_cpu_share'] = "the ranks' CPU time is not known here"
+    else:
+        for key in ('steal_share', 'other_cpu_share'):
+            out[key] = ABSENT
+            absent[key] = 'no /proc/stat'
+    if ranks_cpu is not None and wall > 0:
+        out['ranks_cpu_s'] = round(ranks_cpu, 3)
+        given = min(ranks, after.cpus or ranks) or 1
+        out['ranks_cpu_share'] = round(ranks_cpu / (wall * given), 4)
+    else:
+        out['ranks_cpu_s'] = out['ranks_cpu_share'] = ABSENT
+        absent['ranks_cpu_share'] = (
+            'the ranks are not descendants of the launcher here (batch launcher)'
+        )
+    out['load_before'] = before.load if before.load is not None else ABSENT
+    if before.load is None:
+        absent['load_before'] = 'no /proc/loadavg'
+    for key, snap in (('mhz_before', before), ('mhz_after', after)):
+        out[key] = snap.mhz if snap.mhz is not None else ABSENT
+        if snap.mhz is None:
+            absent[key] = 'no "cpu MHz" in /proc/cpuinfo'
+    out['absent'] = absent
+    return out
+
+
+def thresholds(extras):
+    """The partition's thresholds: ``extras.conditions`` over :data:`DEFAULTS`."""
+    given = (extras or {}).get('conditions') or {}
+    return {**DEFAULTS, **{k: given[k] for k in DEFAULTS if given.get(k) is not None}}
+
+
+def disturbed(conditions, limits=DEFAULTS):
+    """'' for a run within the thresholds, else what it broke, e.g.
+    "steal 18 %, ranks' CPU share 71 %"."""
+    found = []
+
+    def number(key):
+        value = (conditions or {}).get(key)
+        return value if isinstance(value, (int, float)) else None
+
+    steal = number('steal_share')
+    if steal is not None and steal > limits['max_steal']:
+        found.append(f'steal {steal:.0%}'.replace('%', ' %'))
+    share = number('ranks_cpu_share')
+    long_enough = (number('wall_s') or 0) >= limits['share_min_wall_s']
+    if share is not None and long_enough and share < limits['min_ranks_cpu_share']:
+        found.append(f"ranks' CPU share {share:.0%}".replace('%', ' %'))
+    other = number('other_cpu_share')
+    if other is not None and other > limits['max_other_cpu']:
+        found.append(f'other processes {other:.0%} of the CPUs'.replace('%', ' %'))
+    return ', '.join(found)
+
+
+def format_line(found):
+    """'3.2 s, steal 0 %, others 1 %, ranks 98 %, load 0.12, 2596 MHz[: DISTURBED]'."""
+
+    def pct(key):
+        value = found.get(key)
+        return (
+            f'{value:.0%}'.replace('%', ' %') if isinstance(value, float) else 'absent'
+        )
+
+    if 'wall_s' not in found:
+        return 'not measured: ' + '; '.join((found.get('absent') or {}).values())
+    text = (
+        f'{found["wall_s"]:g} s, steal {pct("steal_share")}, others '
+        f'{pct("other_cpu_share")}, ranks {pct("ranks_cpu_share")}, load '
+        f'{found.get("load_before", ABSENT)}, {found.get("mhz_after", ABSENT)} MHz'
+    )
+    if found.get('disturbed'):
+        text += f': DISTURBED ({found["disturbed"]})'
+    return text
+
+
+def run_wrapped(argv, output, ranks, local):
+    """Run *argv*, measure around it, write *output*; return its exit code."""
+    env = dict(os.environ)
+    # The job's LD_PRELOAD (a profiler) is for the benchmark, not for us: the
+    # job script moved it aside for this interpreter.
+    preload = env.pop('_CB_LD_PRELOAD', '')
+    if preload:
+        env['LD_PRELOAD'] = preload
+    before = Snapshot()
+    try:
+        child = subprocess.Popen(argv, env=env)
+    except OSError as err:
+        print(f'clusterbench.conditions: {argv[0]}: {err.strerror}', file=sys.stderr)
+        return 127
+
+    def forward(signum, _frame):
+        child.send_signal(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, forward)
+    while True:
+        try:
+            _, status, usage = os.wait4(child.pid, 0)
+            break
+        except InterruptedError:
+            continue
+    child.returncode = os.waitstatus_to_exitcode(status)
+    after = Snapshot()
+    cpu = usage.ru_utime + usage.ru_stime if local else None
+    out = measure(before, after, ranks, cpu)
+    out['host'] = socket.gethostname()
+    out['exit_code'] = child.returncode
+    facts = hwinfo.Collector().identity_facts()
+    out['identity'] = hwinfo.identity(facts)
+    try:
+        with open(output, 'w') as f:
+            json.dump(out, f, indent=1)
+            f.write('\n')
+    except OSError as err:
+        print(f'clusterbench.conditions: {output}: {err.strerror}', file=sys.stderr)
+    code = child.returncode
+    return 128 - code if code < 0 else code
+
+
+def load(path):
+    """The conditions written by ``wrap``, or {} (with 'absent') if none."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def quiet_now(seconds=1.0, proc='/proc'):
+    """(busy share, steal share) of the node over the next *seconds*."""
+    first, _ = read_stat(proc)
+    time.sleep(seconds)
+    second, _ = read_stat(proc)
+    if not first or not second:
+        return 0.0, 0.0
+    delta = {k: max(0.0, second[k] - first[k]) for k in _STAT_FIELDS}
+    total = sum(delta.values()) or 1.0
+    return sum(delta[k] for k in _BUSY) / total, delta['steal'] / total
+
+
+def wait_quiet(timeout, quiet_for=3.0, max_busy=0.05, max_steal=0.02, say=print):
+    """Wait until the machine has been quiet (busy <= *max_busy*, steal <=
+    *max_steal*) for *quiet_for* seconds in a row, at most *timeout* seconds.
+    Returns True when it was; says so when it gives up."""
+    deadline = time.monotonic() + timeout
+    quiet_since = None
+    busy = steal = 0.0
+    while True:
+        busy, steal = quiet_now(1.0)
+        now = time.monotonic()
+        if busy <= max_busy and steal <= max_steal:
+            quiet_since = quiet_since or now - 1.0
+            if now - quiet_since >= quiet_for:
+                return True
+        else:
+            quiet_since = None
+        if now >= deadline:
+            say(
+                f'clusterbench: the machine was not quiet for {quiet_for:g} s within '
+                f'{timeout:g} s (last second: busy {busy:.0%}, steal {steal:.0%}); '
+                'running anyway'
+            )
+            return False
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog='python -m clusterbench.conditions')
+    sub = ap.add_subparsers(dest='command', required=True)
+    wrap = sub.add_parser('wrap', help='run a launcher and measure around it')
+    wrap.add_argument('-o', '--output', required=True)
+    wrap.add_argument('--ranks', type=int, default=1)
+    wrap.add_argument(
+        '--local',
+        action='store_true',
+        help="the ranks are the launcher's descendants: measure their CPU time",
+    )
+    wrap.add_argument('argv', nargs=argparse.REMAINDER)
+    quiet = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
+    quiet.add_argument('--timeout', type=float, default=60.0)
+    quiet.add_argument('--quiet-for', type=float, default=3.0)
+    args = ap.parse_args(argv)
+    if args.command == 'wait-quiet':
+        return 0 if wait_quiet(args.timeout, args.quiet_for) else 1
+    command = args.argv[1:] if args.argv[:1] == ['--'] else args.argv
+    if not command:
+        ap.error('wrap: no command after --')
+    return run_wrapped(command, args.output, args.ranks, args.local)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
