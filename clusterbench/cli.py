@@ -56,7 +56,7 @@ def _compare(args):
     _announce_beside(args, references)
     _show(table, args)
     if args.format == 'table':
-        details = sessionreport.text(args.reports)
+        details = sessionreport.text(args.reports, verdictview.terminal_width())
         if details:
             print(f'\n{details}')
     return verdict.exit_code(table, args.strict)

@@ -157,7 +157,7 @@ def run(
     )
     if ran.no_space:
         print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
-    details = sessionreport.text([report])
+    details = sessionreport.text([report], verdictview.terminal_width())
     if details:
         print(f'\n{details}', file=out)
     if junit:

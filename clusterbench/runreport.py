@@ -133,6 +133,8 @@ SCHEMA = {
                     'additionalProperties': {'type': 'object'},
                 },
                 'energy_summary': _nullable('object'),
+                'run_conditions': _nullable('object'),
+                'disturbed': _TEXT,
                 'mpi_profile_summary': _nullable('object'),
                 'uuid': _TEXT,
                 'hpl_problem': {

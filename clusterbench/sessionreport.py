@@ -8,6 +8,8 @@ breakdown and the message-size histograms; each node's facts once; and once
 per node, that energy was not available and why.
 """
 
+import textwrap
+
 from clusterbench import conditions, hwinfo, profile, runreport
 
 
@@ -43,7 +45,9 @@ def sections(report_paths):
     lines = []
     if runs:
         lines += ['', "Run conditions (steal, other processes, ranks' CPU share):"]
-        lines += [f'  {title}: {conditions.format_line(c)}' for title, c in runs]
+        for title, measured in runs:
+            (line,) = _shown(title, lambda c: [conditions.format_line(c)], measured)
+            lines.append(line if line.startswith('  ') else f'  {title}: {line}')
     for title, digest in profiles:
         lines += ['', f'MPI profile: {title}']
         lines += _shown(title, profile.format_summary, digest)
@@ -72,5 +76,23 @@ def _shown(what, format_lines, *args, **kwargs):
         return [f'  {what}: not shown: malformed in the report']
 
 
-def text(report_paths):
-    return '\n'.join(sections(report_paths)).strip('\n')
+def text(report_paths, width=None):
+    """The sections as text; with *width*, long lines are wrapped to it (their
+    continuation indented under the line's own indentation)."""
+    lines = sections(report_paths)
+    if width:
+        lines = [part for line in lines for part in _fitted(line, width)]
+    return '\n'.join(lines).strip('\n')
+
+
+def _fitted(line, width):
+    if len(line) <= width:
+        return [line]
+    indent = ' ' * (len(line) - len(line.lstrip()))
+    return textwrap.wrap(
+        line.strip(),
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + '    ',
+        break_on_hyphens=False,
+    )

@@ -1,8 +1,9 @@
 """References apply only to the kind of machine they were made on, and to
 HPCC's problem size: real ReFrame runs against the project's own references."""
 
+import csv
+import io
 import os
-import re
 import shutil
 import subprocess
 
@@ -62,13 +63,11 @@ def references(case):
 
 
 def verdicts(report_path):
-    out = cli('compare', report_path)
-    rows = {}
-    for line in out.stdout.splitlines()[2:]:
-        cells = re.split(r'\s{2,}', line.strip())
-        if len(cells) == 10:
-            rows[cells[3]] = cells[9]
-    return rows
+    out = cli('compare', '--format', 'csv', report_path)
+    return {
+        row['variable']: row['verdict']
+        for row in csv.DictReader(io.StringIO(out.stdout))
+    }
 
 
 @pytest.fixture(scope='module')

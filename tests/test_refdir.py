@@ -159,13 +159,13 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
     # compare and report re-judge against the chosen directory; by default
     # they keep what ReFrame recorded (here 50 GFlop/s).
     case['processor_facts'] = {'arch': 'x86_64_v4', 'model': 'AMD EPYC', 'num_cpus': 2}
-    case['reference_index'] = [
-        '$partition',
-        '$environ',
-        '$processor.arch',
-        '$processor.model',
-        '$processor.num_cpus',
-    ]
+    # The committed HPCC reference's own key: the machine kind and HPL order
+    # it was made with (not this host's: compare reads the case, not the host).
+    refs = yaml.safe_load((by_env / 'hpcc.yaml').read_text())['HPCCCheck']
+    case['reference_index'] = refs['$index']
+    level = refs['local:default']['gnu-openmpi']['x86_64_v4']['AMD EPYC']
+    case['cpu_kind'] = next(iter(level))
+    case['hpl_order'] = next(iter(level[case['cpu_kind']][2]))
     case['perfvalues']['local:default:hpl'] = [30.0, 50.0, -0.1, 0.1, 'GFlop/s', 'x']
     report.write_text(json.dumps({'session_info': {}, 'runs': [{'testcases': [case]}]}))
     for args, environ, said, reference in (
