@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
-from clusterbench import runreport, verdict, vocabulary
+from clusterbench import runreport, stacknames, stats, verdict, vocabulary
 from clusterbench.errors import ClusterbenchError
 from clusterbench.report import curves as curvelib
 
@@ -68,29 +68,14 @@ def load_history(query, config):
 
 # ---------------------------------------------------------- configurations
 
-_MPIS = ('openmpi', 'mvapich2', 'mvapich', 'mpich', 'intelmpi', 'impi', 'hpcx')
-_COMPILERS = {
-    'gnu': 'gcc',
-    'gcc': 'gcc',
-    'intel': 'intel',
-    'oneapi': 'oneapi',
-    'clang': 'clang',
-    'llvm': 'clang',
-    'aocc': 'aocc',
-    'nvhpc': 'nvhpc',
-    'pgi': 'nvhpc',
-    'cce': 'cce',
-    'cray': 'cce',
-    'fujitsu': 'fujitsu',
-}
-_BLAS = ('openblas', 'mkl', 'blis', 'aocl', 'libsci', 'essl', 'armpl', 'atlas')
-
 
 def _stack_from_name(environ):
     tokens = re.split(r'[-_+.@ ]+', environ.lower())
-    mpi = next((m for m in _MPIS for t in tokens if t == m), None)
-    compiler = next((_COMPILERS[t] for t in tokens if t in _COMPILERS), None)
-    blas = next((b for b in _BLAS for t in tokens if t == b), None)
+    mpi = next((m for m in stacknames.MPI_NAMES for t in tokens if t == m), None)
+    compiler = next(
+        (stacknames.COMPILERS[t] for t in tokens if t in stacknames.COMPILERS), None
+    )
+    blas = next((b for b in stacknames.BLAS for t in tokens if t == b), None)
     return mpi, compiler, blas
 
 
@@ -1063,7 +1048,7 @@ _FAMILY_ORDER = {'NPB': 0, 'CG solver': 1, 'HPL': 2, 'STREAM': 3, 'HPCG': 4}
 
 def _is_link_figure(variable, unit):
     low = variable.lower()
-    return unit in ('us', 'ms', 'GB/s', 'MB/s', 'Gb/s', 'Mb/s') or 'latency' in low
+    return vocabulary.is_link_unit(unit) or 'latency' in low
 
 
 def _scaling_title(test, variable):
@@ -1087,11 +1072,10 @@ def _robust_flags(values, direction, floor=0.05, k=3.0):
     """host/pair -> reason for values far from the median on the worse side."""
     if len(values) < 3:
         return {}, statistics.median(values.values()) if values else 0.0
-    median = statistics.median(values.values())
+    median = stats.median(values.values())
     if not median:
         return {}, median
-    mad = statistics.median(abs(v - median) for v in values.values())
-    band = max(floor, k * 1.4826 * mad / abs(median))
+    band = stats.tolerance_band(values.values(), floor, k)
     flags = {}
     for name, value in values.items():
         dev = value / median - 1
