@@ -563,25 +563,31 @@ static void print_json_report(const options *o, const layout *l, const double *a
         printf("]");
     }
     printf("],");
-    const char *keys[] = {"latency_p50_us", "latency_mean_us", "latency_p99_us",
-                          "latency_min_us", "latency_max_us", "latency_stalls",
-                          "latency_iterations"};
-    for (int m = M_P50; m <= M_LAT_ITERS; m++) {
-        json_matrix(keys[m - M_P50], all + m * nn, lat_ok, n);
+    const struct {
+        const char *key;
+        int metric;
+        const int *measured;
+    } matrices[] = {
+        {"latency_p50_us", M_P50, lat_ok},
+        {"latency_mean_us", M_MEAN, lat_ok},
+        {"latency_p99_us", M_P99, lat_ok},
+        {"latency_min_us", M_MIN, lat_ok},
+        {"latency_max_us", M_MAX, lat_ok},
+        {"latency_stalls", M_STALLS, lat_ok},
+        {"latency_iterations", M_LAT_ITERS, lat_ok},
+        {"bandwidth_mbs", M_BW, bw_ok},
+        {"bandwidth_peak_mbs", M_BW_PEAK, bw_ok},
+        {"bandwidth_iterations", M_BW_ITERS, bw_ok},
+        {"msgrate_mmps", M_MR, mr_ok},
+        {"msgrate_peak_mmps", M_MR_PEAK, mr_ok},
+        {"msgrate_iterations", M_MR_ITERS, mr_ok},
+    };
+    for (size_t i = 0; i < sizeof matrices / sizeof matrices[0]; i++) {
+        json_matrix(matrices[i].key, all + matrices[i].metric * nn, matrices[i].measured,
+                    n);
         printf(",");
     }
-    json_matrix("bandwidth_mbs", all + M_BW * nn, bw_ok, n);
-    printf(",");
-    json_matrix("bandwidth_peak_mbs", all + M_BW_PEAK * nn, bw_ok, n);
-    printf(",");
-    json_matrix("bandwidth_iterations", all + M_BW_ITERS * nn, bw_ok, n);
-    printf(",");
-    json_matrix("msgrate_mmps", all + M_MR * nn, mr_ok, n);
-    printf(",");
-    json_matrix("msgrate_peak_mmps", all + M_MR_PEAK * nn, mr_ok, n);
-    printf(",");
-    json_matrix("msgrate_iterations", all + M_MR_ITERS * nn, mr_ok, n);
-    printf(",\"round_s\":[");
+    printf("\"round_s\":[");
     for (int r = 0; r < rounds; r++)
         printf("%s%.6g", r ? "," : "", round_s[r]);
     printf("],\"wall_s\":%.6g,\"complete\":%s}\n", wall, complete ? "true" : "false");
