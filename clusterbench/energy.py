@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.errors import ClusterbenchError, parse_and_run
 
 POWERCAP = os.path.join('sys', 'class', 'powercap')
 _ZONE = re.compile(r'^intel-rapl(:\d+)+$')
@@ -397,12 +397,7 @@ def main(argv=None):
     )
     summ.add_argument('samples')
     summ.set_defaults(func=_cmd_summarize)
-    args = ap.parse_args(argv)
-    try:
-        return args.func(args)
-    except ClusterbenchError as err:
-        print(f'clusterbench: error: {err}', file=sys.stderr)
-        return 2
+    return parse_and_run(ap, 'clusterbench', argv)
 
 
 if __name__ == '__main__':

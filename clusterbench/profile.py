@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.errors import ClusterbenchError, parse_and_run
 
 FORMAT = 'clusterbench-mpiprof/1'
 _STATS = ('min', 'mean', 'max', 'sum')
@@ -279,12 +279,7 @@ def main(argv=None):
     chk.add_argument('profile')
     chk.add_argument('output', help='cgsolver output (with its CGSOLVER_JSON line)')
     chk.set_defaults(func=_cmd_check)
-    args = ap.parse_args(argv)
-    try:
-        return args.func(args)
-    except ClusterbenchError as err:
-        print(f'clusterbench: error: {err}', file=sys.stderr)
-        return 2
+    return parse_and_run(ap, 'clusterbench', argv)
 
 
 if __name__ == '__main__':

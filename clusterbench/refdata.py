@@ -12,29 +12,10 @@ import re
 
 import yaml
 
+from clusterbench import vocabulary
 from clusterbench.errors import ClusterbenchError
 
-KNOWN_UNITS = {
-    'GFlop/s',
-    'TFlop/s',
-    'MFlop/s',
-    'Mop/s',
-    'GB/s',
-    'MB/s',
-    'Gb/s',
-    'Mb/s',
-    'GUP/s',
-    'us',
-    'ms',
-    's',
-    '%',
-    'msg/s',
-    'B',
-    'iterations',
-    'J',
-    'W',
-    '',
-}
+KNOWN_UNITS = vocabulary.UNITS
 _SPECIAL_INDEX = re.compile(
     r'^\$(system|partition|environ|processor\.\w+|dev\.\w+\.\w+)$'
 )

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from clusterbench import __version__, refprov, refstore, runreport, vocabulary
+from clusterbench import __version__, refprov, refstore, runreport, stats, vocabulary
 from clusterbench.errors import ClusterbenchError
 from clusterbench.reflookup import index_value
 
@@ -165,10 +165,12 @@ def band(tolerance, better=None):
 def tolerance_of(values, floor=0.03, k=3.0):
     """(median, tolerance, relative spread) of one figure's samples:
     the tolerance is max(floor, k x the robust relative spread)."""
-    median = statistics.median(values)
-    mad = statistics.median(abs(v - median) for v in values)
-    spread = 1.4826 * mad / abs(median) if median else 0.0
-    return median, round(max(floor, k * spread), 2), spread
+    spread = stats.relative_spread(values)
+    return (
+        stats.median(values),
+        round(stats.tolerance_band(values, floor, k), 2),
+        spread,
+    )
 
 
 def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False):

@@ -25,6 +25,7 @@ import sys
 
 import yaml
 
+from clusterbench import stacknames
 from clusterbench.errors import ClusterbenchError
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,8 +49,8 @@ BENCHMARKS = {
     'intel-mpi-benchmarks': True,
     'stream+openmp stream_array_size=80000000': False,
 }
-MPI_PROVIDERS = ('openmpi', 'mvapich', 'mvapich2', 'mpich', 'intel-oneapi-mpi')
-BLAS_PROVIDERS = ('openblas', 'intel-oneapi-mkl', 'amdblis', 'blis', 'netlib-lapack')
+MPI_PROVIDERS = stacknames.SPACK_MPI_PROVIDERS
+BLAS_PROVIDERS = stacknames.SPACK_BLAS_PROVIDERS
 #: Generic targets: a lock pinned to one of them runs on any node of its family.
 PORTABLE_TARGETS = (
     'x86_64',

@@ -1,4 +1,10 @@
-"""Statistics for verdicts on repeated samples: a flag must be significant.
+"""The statistics every judge uses: significance of a change, and robust spread.
+
+Verdicts, reference updates, acceptance and the report all call this module;
+the median, the MAD and its 1.4826 scaling, the tolerance band and the robust
+z-score are written here and nowhere else.
+
+Verdicts on repeated samples: a flag must be significant.
 
 A figure is flagged only when its median ratio (new samples against the
 reference value, or against the samples of a baseline run) lies outside the
@@ -8,6 +14,7 @@ With one sample the interval is the sample itself, so the verdict is exactly
 ReFrame's.
 """
 
+import math
 import random
 import statistics
 
@@ -82,3 +89,55 @@ def departure(ci, lower, upper, reference_sign=1):
 def beyond_tolerance(ci, lower, upper, reference_sign=1):
     """True when the change is beyond tolerance *and* significant (either side)."""
     return departure(ci, lower, upper, reference_sign) != 0
+
+
+# -- robust spread: median and MAD ---------------------------------------------
+
+#: MAD x 1.4826 estimates the standard deviation of normally distributed data.
+MAD_SCALE = 1.4826
+
+
+def median(values):
+    values = list(values)
+    if not values:
+        raise ValueError('median of nothing')
+    return statistics.median(values)
+
+
+def mad(values):
+    """Median absolute deviation from the median."""
+    values = list(values)
+    centre = median(values)
+    return median(abs(v - centre) for v in values)
+
+
+def relative_spread(values):
+    """The robust relative spread, 1.4826 x MAD / |median| (0 for a zero median)."""
+    values = list(values)
+    centre = median(values)
+    return MAD_SCALE * mad(values) / abs(centre) if centre else 0.0
+
+
+def tolerance_band(values, floor, k=3.0):
+    """The relative band around the median that *values* call normal:
+    max(floor, k x their robust relative spread)."""
+    return max(floor, k * relative_spread(values))
+
+
+def robust_z(value, peers, min_spread=0.05):
+    """``(z, centre, scale)`` of *value* against its *peers* (itself excluded).
+
+    ``centre`` is the peers' median and ``scale`` their spread, 1.4826 x MAD,
+    but never less than ``min_spread`` x |centre|: with few peers (one, for a
+    2-node cluster) the MAD says nothing, and a relative floor turns the
+    z-score into "how many floors away from the peers". ``(None, None, None)``
+    without peers.
+    """
+    if not peers:
+        return None, None, None
+    centre = median(peers)
+    scale = max(MAD_SCALE * mad(peers), min_spread * abs(centre))
+    if scale == 0:
+        z = 0.0 if value == centre else math.copysign(math.inf, value - centre)
+        return z, centre, scale
+    return (value - centre) / scale, centre, scale

@@ -13,6 +13,26 @@ HIGHER = 'higher'
 LOWER = 'lower'
 
 TIME_UNITS = {'s', 'ms', 'us', 'ns'}
+#: The times a link's latency is given in (a figure in seconds is a run time).
+LATENCY_UNITS = {'ms', 'us', 'ns'}
+BANDWIDTH_UNITS = {'GB/s', 'MB/s', 'Gb/s', 'Mb/s'}
+FLOP_RATE_UNITS = {'TFlop/s', 'GFlop/s', 'MFlop/s', 'Mop/s'}
+
+#: Every unit a figure may be recorded in: reference files are checked
+#: against this set.
+UNITS = {
+    *FLOP_RATE_UNITS,
+    *BANDWIDTH_UNITS,
+    *TIME_UNITS,
+    'GUP/s',
+    'msg/s',
+    '%',
+    'B',
+    'iterations',
+    'J',
+    'W',
+    '',
+}
 
 #: Figures whose unit does not tell the direction, by name. A name also
 #: matches as the suffix of a prefixed figure (``bidir_n_half``).
@@ -46,6 +66,11 @@ def is_rate(unit):
 
 def is_time(unit):
     return (unit or '').strip() in TIME_UNITS
+
+
+def is_link_unit(unit):
+    """A latency or a bandwidth unit: the figure can describe one link."""
+    return (unit or '').strip() in LATENCY_UNITS | BANDWIDTH_UNITS
 
 
 def direction(variable, unit):

@@ -13,6 +13,7 @@ import runpy
 import pytest
 from conftest import PROJECT
 
+from clusterbench import stats
 from clusterbench.acceptance import links, nodes, outputs, reports, robust, scaling
 from clusterbench.errors import ClusterbenchError
 
@@ -21,22 +22,22 @@ from clusterbench.errors import ClusterbenchError
 
 def test_robust_z_uses_median_and_mad_of_the_peers():
     peers = [10.0, 10.2, 9.8, 10.1, 9.9]
-    z, centre, scale = robust.robust_z(7.0, peers, min_spread=0.0)
+    z, centre, scale = stats.robust_z(7.0, peers, min_spread=0.0)
     assert centre == 10.0
     assert scale == pytest.approx(1.4826 * 0.1)
     assert z == pytest.approx(-3.0 / (1.4826 * 0.1))
 
 
 def test_one_peer_falls_back_to_the_relative_floor():
-    z, centre, scale = robust.robust_z(5.0, [10.0], min_spread=0.1)
+    z, centre, scale = stats.robust_z(5.0, [10.0], min_spread=0.1)
     assert (centre, scale) == (10.0, 1.0)
     assert z == pytest.approx(-5.0)
 
 
 def test_no_peers_no_verdict_and_identical_peers_without_floor():
-    assert robust.robust_z(1.0, []) == (None, None, None)
-    assert robust.robust_z(2.0, [1.0, 1.0], min_spread=0)[0] == math.inf
-    assert robust.robust_z(1.0, [1.0, 1.0], min_spread=0)[0] == 0.0
+    assert stats.robust_z(1.0, []) == (None, None, None)
+    assert stats.robust_z(2.0, [1.0, 1.0], min_spread=0)[0] == math.inf
+    assert stats.robust_z(1.0, [1.0, 1.0], min_spread=0)[0] == 0.0
 
 
 def test_direction_from_the_unit():

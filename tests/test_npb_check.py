@@ -17,7 +17,7 @@ import socket
 import subprocess
 
 import pytest
-from conftest import FIXTURES, PROJECT
+from conftest import FIXTURES, PROJECT, require_fixtures
 from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
@@ -538,9 +538,7 @@ def _local_processor_has_npb_references():
 def recorded_class_c(tmp_path):
     """Stand-ins for class C binaries: rank 0 prints a real NPB 3.4 class C output
     (../shared/fixtures/npb, 2 processes), so ReFrame judges real figures."""
-    source = os.path.join(FIXTURES, 'npb')
-    if not os.path.isdir(source):
-        pytest.skip(f'{source} not present')
+    source = require_fixtures(os.path.join(FIXTURES, 'npb'))
     bindir = tmp_path / 'recorded' / 'bin'
     bindir.mkdir(parents=True)
     for bench in CLASS_C_RECORDED:

@@ -1,11 +1,14 @@
 """NPB's rank rules, class table and memory estimates (clusterbench.npb_rules)."""
 
+import fnmatch
 import os
 
 import pytest
-from conftest import read
+import tomllib
+from conftest import PROJECT, read
 
 from clusterbench import npb_rules as rules
+from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import npb
 
 GiB = 2**30
@@ -140,3 +143,14 @@ def test_class_c_fits_a_24_gib_node_and_class_d_mostly_not():
     )
     assert rules.memory_problem('ft', 'D', 2, 24 * GiB, num_nodes=8) is None
     assert rules.memory_problem('ep', 'F', 2, 24 * GiB) is None
+
+
+def test_official_values_are_a_data_file_shipped_in_the_package():
+    with open(os.path.join(PROJECT, 'pyproject.toml'), 'rb') as f:
+        shipped = tomllib.load(f)['tool']['setuptools']['package-data']['clusterbench']
+    name = f'data/{rules.OFFICIAL_VALUES_FILE}'
+    assert any(fnmatch.fnmatch(name, pattern) for pattern in shipped)
+    assert rules.OFFICIAL_VALUES['cg']['A'] == {'zeta': 17.130235054029}
+    assert rules.OFFICIAL_VALUES['bt']['S']['error'][0] == 0.0004997691334581158
+    with pytest.raises(ClusterbenchError, match=r'no_such\.json: cannot read'):
+        rules._official_values('no_such.json')

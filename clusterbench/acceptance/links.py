@@ -15,6 +15,7 @@ between other nodes pass is named as the culprit (its port, cable or NIC).
 
 from dataclasses import dataclass, field
 
+from clusterbench import stats
 from clusterbench.acceptance import outputs, reports, robust
 
 PASS = 'pass'
@@ -98,7 +99,7 @@ def judge(result, spec=None, z_max=3.5, min_spread=0.05):
                 value = link.figures[key]
                 if value is None:
                     continue
-                z, centre, _ = robust.robust_z(value, peers, min_spread)
+                z, centre, _ = stats.robust_z(value, peers, min_spread)
                 link.figures[f'{key}_z'] = z
                 if -sign * z > z_max:
                     link.flag(
@@ -184,10 +185,10 @@ def _node_outliers(nodes, links, z_max, min_spread):
                 if lk.figures[k] is not None
             ]
             if values:
-                per_node[node] = robust.median(values)
+                per_node[node] = stats.median(values)
         for node, value in per_node.items():
             peers = [v for other, v in per_node.items() if other != node]
-            z, centre, _ = robust.robust_z(value, peers, min_spread)
+            z, centre, _ = stats.robust_z(value, peers, min_spread)
             if z is not None and -sign * z > z_max and node not in found:
                 found[node] = (
                     family,

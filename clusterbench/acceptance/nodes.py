@@ -14,6 +14,7 @@ figure that condemned it.
 
 from dataclasses import dataclass, field
 
+from clusterbench import stats
 from clusterbench.acceptance import reports, robust
 
 PASS = 'pass'
@@ -35,7 +36,7 @@ class Figure:
 
     @property
     def value(self):
-        return robust.median(self.values)
+        return stats.median(self.values)
 
     @property
     def key(self):
@@ -106,7 +107,7 @@ def rank(nodes, z_max=3.5, min_spread=0.05, expected=()):
                 for other in nodes.values()
                 if other is not node and key in other.figures
             ]
-            fig.z, fig.peers_median, _ = robust.robust_z(fig.value, peers, min_spread)
+            fig.z, fig.peers_median, _ = stats.robust_z(fig.value, peers, min_spread)
     for node in nodes.values():
         if node.verdict == MISSING:
             continue

@@ -1,15 +1,10 @@
 """Test cases of ReFrame run reports, as acceptance needs them."""
 
-import json
 import re
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench import runreport
 
 _NID = re.compile(r'%\.nid=(\S+)')
-
-
-class ReportError(ClusterbenchError):
-    """A report that cannot be read."""
 
 
 def _key(case):
@@ -31,31 +26,20 @@ def load(paths):
     cases = []
     failed_at = {}
     for path in paths:
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except OSError as err:
-            raise ReportError(f'{path}: cannot read: {err.strerror}') from None
-        except json.JSONDecodeError as err:
-            raise ReportError(
-                f'{path}: not JSON: {err.msg} (line {err.lineno})'
-            ) from None
-        if not isinstance(data, dict) or 'runs' not in data:
-            raise ReportError(f'{path}: not a ReFrame run report (no "runs")')
-        for run in data['runs']:
-            for case in run.get('testcases', []):
-                if case.get('fixture'):
-                    continue
-                key = _key(case)
-                if key in failed_at:
-                    # A retry replaces the failed attempt.
-                    position = failed_at.pop(key)
-                    cases[position] = case
-                else:
-                    position = len(cases)
-                    cases.append(case)
-                if case.get('result') == 'fail':
-                    failed_at[key] = position
+        runs = runreport.load(path)['runs']
+        for case in (c for run in runs for c in run.get('testcases', [])):
+            if case.get('fixture'):
+                continue
+            key = _key(case)
+            if key in failed_at:
+                # A retry replaces the failed attempt.
+                position = failed_at.pop(key)
+                cases[position] = case
+            else:
+                position = len(cases)
+                cases.append(case)
+            if case.get('result') == 'fail':
+                failed_at[key] = position
     return cases
 
 

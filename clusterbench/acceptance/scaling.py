@@ -14,6 +14,7 @@ base. With k = n / n_base:
 import re
 from dataclasses import dataclass
 
+from clusterbench import stats
 from clusterbench.acceptance import reports, robust
 
 _NODE_COUNT = re.compile(r'\s*%node_count=\d+')
@@ -89,7 +90,7 @@ def compute(groups):
             good = [p for p in same if p.value is not None]
             if good:
                 p = good[0]
-                p.value = robust.median([q.value for q in good])
+                p.value = stats.median([q.value for q in good])
                 merged.append(p)
             else:
                 merged.append(same[0])

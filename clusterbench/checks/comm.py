@@ -32,7 +32,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import curves
+from clusterbench import curves, stacknames
 from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
@@ -43,10 +43,6 @@ from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
 
 CURVE_FILE = 'curve_{}.csv'
-
-#: Environment ``extras.mpi`` -> the launcher family that starts it.
-_OPENMPI = {'openmpi', 'ompi'}
-_HYDRA = {'mpich', 'mvapich', 'mvapich2', 'intelmpi', 'impi', 'cray-mpich'}
 
 #: What launchers print about bindings (Open MPI, srun, Hydra).
 _BINDING = re.compile(r'(MCW rank \d+ (?:bound|is not bound)|cpu[-_]bind|binding:)')
@@ -71,7 +67,7 @@ def pinning_options(launcher, mpi, per_node):
     if launcher == 'srun':
         return ['--distribution=block:block', '--cpu-bind=verbose,cores'], {}, ''
     if launcher in ('mpirun', 'mpiexec'):
-        if mpi in _OPENMPI:
+        if stacknames.mpi_launcher(mpi) == 'openmpi':
             opts = [
                 '--map-by',
                 f'ppr:{per_node}:node',
@@ -80,7 +76,7 @@ def pinning_options(launcher, mpi, per_node):
                 '--report-bindings',
             ]
             return opts, {}, ''
-        if mpi in _HYDRA:
+        if stacknames.mpi_launcher(mpi) == 'hydra':
             opts = ['-ppn', str(per_node), '-bind-to', 'core']
             return opts, {'HYDRA_TOPO_DEBUG': '1'}, ''
         return [], {}, f'{launcher} of MPI {mpi or "unknown"}: pinning left to defaults'
@@ -127,11 +123,7 @@ def linked_mpi(path):
 
 
 def _family(mpi):
-    if mpi in _OPENMPI:
-        return 'openmpi'
-    if mpi in _HYDRA:
-        return 'mpich'
-    return None
+    return {'openmpi': 'openmpi', 'hydra': 'mpich'}.get(stacknames.mpi_launcher(mpi))
 
 
 @sn.deferrable

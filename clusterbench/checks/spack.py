@@ -50,15 +50,14 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 from reframe.core.logging import getlogger
 
-from clusterbench import spackenv
+from clusterbench import spackenv, stacknames
 from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
 from clusterbench.checks.skipreason import RecordedSkip
 
 BUILD_MODES = ('offline', 'spack')
-#: MPI flavours a check may be built against (a partition offers a subset).
-MPI_FLAVOURS = ('openmpi', 'mvapich', 'mpich')
-COMPILERS = ('gcc',)
-BLAS_PROVIDERS = ('openblas',)
+MPI_FLAVOURS = stacknames.BUILT_MPIS
+COMPILERS = stacknames.BUILT_COMPILERS
+BLAS_PROVIDERS = stacknames.BUILT_BLAS
 
 
 def find_spack():

@@ -13,7 +13,7 @@ import sys
 import time
 
 from clusterbench import refdir, reflookup
-from clusterbench.errors import ClusterbenchError
+from clusterbench.errors import ClusterbenchError, run_command
 
 DEFAULT_OUTPUT = 'results/report.html'
 
@@ -91,12 +91,7 @@ def run(args, out=sys.stdout):
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
-    try:
-        return run(args)
-    except ClusterbenchError as err:
-        print(f'clusterbench: error: {err}', file=sys.stderr)
-        return 2
+    return run_command('clusterbench', run, parser().parse_args(argv))
 
 
 if __name__ == '__main__':

@@ -14,21 +14,29 @@ faults, and the run directory itself.
 """
 
 import contextlib
-import fcntl
-import json
 import os
 import pwd
 import shutil
-import signal
 import socket
 import string
 import subprocess
 import time
 
 from clusterbench.errors import ClusterbenchError
+from clusterbench.testcluster import faults
+from clusterbench.testcluster.procs import (
+    BringUpError,
+    Starter,
+    alive,
+    is_zombie,
+    kill_netns_processes,
+    last_error,
+    stop_processes,
+)
+from clusterbench.testcluster.slurm import node_states, start_slurmd
+from clusterbench.testcluster.state import DEFAULT_RUN_DIR, STATE_FILE, State, locked
 
 #: The run directory (state, configuration, logs, spool) unless told otherwise.
-DEFAULT_RUN_DIR = os.environ.get('CLUSTERBENCH_BOX_DIR', '/run/clusterbench-box')
 CLUSTER = 'box'
 PARTITION = 'compute'
 SUBNET = '10.99.0'
@@ -40,9 +48,7 @@ DBD_PORT = 16819
 SLURMD_BASE_PORT = 17000
 SLURMD_TIMEOUT = 6
 MAX_NODES = 64
-STATE_FILE = 'state.json'
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
-CGROUP_CPU = '/sys/fs/cgroup/cpu'
 
 #: Programs the cluster needs, and the Debian package that provides each.
 PROGRAMS = {
@@ -63,10 +69,6 @@ PROGRAMS = {
 DEBIAN_PACKAGES = 'slurm-wlm munge slurmdbd mariadb-server nftables iproute2'
 
 
-class BringUpError(ClusterbenchError):
-    """The cluster could not be brought up (one line saying why)."""
-
-
 def node_name(index):
     return f'n{index}'
 
@@ -82,157 +84,6 @@ def netns_name(name):
 def veth_name(name):
     """The root-namespace end of a node's veth (its namespace end is eth0)."""
     return f'{NETNS_PREFIX}{name}'
-
-
-# --------------------------------------------------------------------------
-# Processes: identified by PID and start time, so that a reused PID is never
-# taken for one of ours.
-
-
-def _start_time(pid):
-    try:
-        with open(f'/proc/{pid}/stat') as f:
-            stat = f.read()
-    except OSError:
-        return None
-    # The command name may hold spaces and parentheses: split after the last ')'.
-    return int(stat.rsplit(')', 1)[1].split()[19])
-
-
-def _is_zombie(pid):
-    try:
-        with open(f'/proc/{pid}/stat') as f:
-            return f.read().rsplit(')', 1)[1].split()[0] == 'Z'
-    except OSError:
-        return True
-
-
-def alive(proc):
-    """True while the recorded process (``{'pid', 'start'}``) still runs."""
-    if not proc or not proc.get('pid'):
-        return False
-    start = _start_time(proc['pid'])
-    return start is not None and start == proc['start'] and not _is_zombie(proc['pid'])
-
-
-def _reap(pid):
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
-
-
-def stop_processes(procs, grace=2.0):
-    """SIGTERM the recorded processes still alive, SIGKILL them after *grace*."""
-    procs = [p for p in procs if alive(p)]
-    for proc in procs:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc['pid'], signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        for proc in procs:
-            _reap(proc['pid'])
-        procs = [p for p in procs if alive(p)]
-        if not procs:
-            return
-        time.sleep(0.05)
-    for proc in procs:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc['pid'], signal.SIGKILL)
-        _reap(proc['pid'])
-    deadline = time.monotonic() + 2
-    while any(alive(p) for p in procs) and time.monotonic() < deadline:
-        time.sleep(0.05)
-
-
-def netns_pids(netns):
-    """PIDs of the processes in a node's namespace: its slurmd and its jobs."""
-    out = subprocess.run(
-        ['ip', 'netns', 'pids', netns], capture_output=True, text=True, check=False
-    )
-    return [int(p) for p in out.stdout.split()]
-
-
-def kill_netns_processes(netns, sig=signal.SIGKILL):
-    """Signal everything running in *netns* until nothing is left (2 s at most).
-
-    Only processes started there by the cluster's own slurmd live in these
-    namespaces; a node that loses them is a node that lost its power.
-    """
-    deadline = time.monotonic() + 2
-    while True:
-        pids = netns_pids(netns)
-        if not pids or time.monotonic() > deadline:
-            return pids
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
-            _reap(pid)
-        time.sleep(0.05)
-
-
-# --------------------------------------------------------------------------
-# The state file.
-
-
-class State(dict):
-    """``state.json`` of a run directory, written after every change."""
-
-    def __init__(self, run_dir, data=None):
-        super().__init__(data or {})
-        self.run_dir = run_dir
-
-    @property
-    def path(self):
-        return os.path.join(self.run_dir, STATE_FILE)
-
-    def save(self):
-        tmp = self.path + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump(self, f, indent=1, sort_keys=True)
-        os.replace(tmp, self.path)
-
-    @classmethod
-    def load(cls, run_dir=DEFAULT_RUN_DIR):
-        """The recorded state, or ``None`` when no cluster was brought up there."""
-        try:
-            with open(os.path.join(run_dir, STATE_FILE)) as f:
-                return cls(run_dir, json.load(f))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as err:
-            raise ClusterbenchError(
-                f'{run_dir}/{STATE_FILE}: unreadable ({err}); remove the run '
-                f'directory by hand after checking nothing of it runs'
-            ) from None
-
-    def nodes(self):
-        return self.get('nodes', [])
-
-    def node(self, name):
-        for node in self.nodes():
-            if node['name'] == name:
-                return node
-        names = ', '.join(n['name'] for n in self.nodes()) or 'none'
-        raise ClusterbenchError(
-            f'no node {name!r} in the test cluster (nodes: {names})'
-        )
-
-    @property
-    def slurm_conf(self):
-        return os.path.join(self.run_dir, 'etc', 'slurm.conf')
-
-    def env(self):
-        """The environment for Slurm's client commands against this cluster."""
-        return {**os.environ, 'SLURM_CONF': self.slurm_conf}
-
-
-@contextlib.contextmanager
-def _locked(run_dir):
-    """Serialize bring-up and teardown of one run directory."""
-    parent = os.path.dirname(os.path.abspath(run_dir))
-    os.makedirs(parent, exist_ok=True)
-    with open(os.path.abspath(run_dir) + '.lock', 'w') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
 
 
 # --------------------------------------------------------------------------
@@ -258,19 +109,6 @@ def _run(cmd, what, env=None, timeout=30, input=None):
             f'{what}: {detail[-1] if detail else f"exit code {proc.returncode}"}'
         )
     return proc.stdout
-
-
-def _last_error(log):
-    """The last error-looking line of a daemon's log (for a one-line failure)."""
-    try:
-        with open(log, errors='replace') as f:
-            lines = [ln.strip() for ln in f if ln.strip()]
-    except OSError:
-        return 'no log written'
-    for line in reversed(lines):
-        if any(w in line.lower() for w in ('error', 'fatal', 'failed', 'cannot')):
-            return line
-    return lines[-1] if lines else 'empty log'
 
 
 def _port_free(port, addr='0.0.0.0'):
@@ -353,59 +191,6 @@ def _host_memory_mb():
     return 1024
 
 
-class _Starter:
-    """Starts the daemons, recording each in the state as soon as it runs."""
-
-    def __init__(self, state):
-        self.state = state
-        self.run_dir = state.run_dir
-
-    def path(self, *parts):
-        return os.path.join(self.run_dir, *parts)
-
-    def spawn(self, key, cmd, log, env=None, user=None):
-        with open(log, 'ab') as out:
-            proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-                user=user,
-                group=user,
-                start_new_session=True,
-                close_fds=True,
-            )
-        start = None
-        for _ in range(100):
-            start = _start_time(proc.pid)
-            if start is not None:
-                break
-            time.sleep(0.01)
-        record = {'pid': proc.pid, 'start': start, 'cmd': cmd[0], 'log': log}
-        if key.startswith('slurmd:'):
-            self.state.node(key.split(':', 1)[1])['slurmd'] = record
-        else:
-            self.state.setdefault('daemons', {})[key] = record
-        self.state.save()
-        return proc
-
-    def wait_for(self, what, ready, procs, log, timeout=20.0):
-        deadline = time.monotonic() + timeout
-        while not ready():
-            for proc in procs:
-                if proc.poll() is not None:
-                    raise BringUpError(
-                        f'{what} exited at start (code {proc.returncode}): '
-                        f'{_last_error(log)}'
-                    )
-            if time.monotonic() > deadline:
-                raise BringUpError(
-                    f'{what} not ready after {timeout:.0f} s: {_last_error(log)}'
-                )
-            time.sleep(0.05)
-
-
 def _write_template(name, dest, mode, **values):
     with open(os.path.join(TEMPLATES, name)) as f:
         text = string.Template(f.read()).substitute(values)
@@ -454,7 +239,7 @@ def up(nodes=2, run_dir=DEFAULT_RUN_DIR, out=None):
     :class:`BringUpError` with one line saying why is raised.
     """
     t0 = time.monotonic()
-    with _locked(run_dir):
+    with locked(run_dir):
         preflight(nodes, run_dir)
         os.makedirs(run_dir, mode=0o755)
         os.chmod(run_dir, 0o755)
@@ -513,7 +298,7 @@ def _bring_up(state, count):
         }
     )
     state.save()
-    start = _Starter(state)
+    start = Starter(state)
     t0 = time.monotonic()
     timings = state.setdefault('timings', {})
 
@@ -656,7 +441,7 @@ def _bring_up(state, count):
                 log = start.path('nodes', node['name'], 'slurmd.log')
                 raise BringUpError(
                     f'slurmd of {node["name"]} exited at start (code '
-                    f'{proc.returncode}): {_last_error(log)}'
+                    f'{proc.returncode}): {last_error(log)}'
                 )
         if time.monotonic() > deadline:
             states = node_states(state)
@@ -664,45 +449,6 @@ def _bring_up(state, count):
             raise BringUpError(f'nodes not idle after 20 s: {", ".join(bad)}')
         time.sleep(0.1)
     mark('nodes idle')
-
-
-def start_slurmd(state, node, env=None):
-    """Start node *node*'s slurmd in its namespace, pinned to its core."""
-    log = os.path.join(state.run_dir, 'nodes', node['name'], 'slurmd.log')
-    # nsenter --net, not `ip netns exec`: that remounts /sys, and slurmd then
-    # cannot find the cgroup mounts. A UTS namespace gives the node its name.
-    cmd = [
-        'nsenter',
-        f'--net=/run/netns/{node["netns"]}',
-        'unshare',
-        '--uts',
-        'sh',
-        '-c',
-        f'hostname {node["name"]} && exec taskset -c {node["cpu"]} '
-        f'slurmd -D -N {node["name"]} -f {state.slurm_conf}',
-    ]
-    return _Starter(state).spawn(f'slurmd:{node["name"]}', cmd, log, env or state.env())
-
-
-def node_states(state):
-    """``{node: state}`` as Slurm sees them (lower case, flags stripped)."""
-    try:
-        out = subprocess.run(
-            ['sinfo', '-h', '-N', '-o', '%N %T'],
-            capture_output=True,
-            text=True,
-            env=state.env(),
-            timeout=10,
-            check=False,
-        ).stdout
-    except subprocess.TimeoutExpired:
-        out = ''
-    states = {n['name']: 'unknown' for n in state.nodes()}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] in states:
-            states[parts[0]] = parts[1].rstrip('*~#!%$@^-').lower()
-    return states
 
 
 # --------------------------------------------------------------------------
@@ -717,7 +463,7 @@ def down(run_dir=DEFAULT_RUN_DIR, out=None):
     ``leftovers`` lists anything that could not be removed (empty when clean).
     """
     t0 = time.monotonic()
-    with _locked(run_dir):
+    with locked(run_dir):
         state = State.load(run_dir)
         if state is None:
             state = State(run_dir, {})
@@ -731,8 +477,6 @@ def down(run_dir=DEFAULT_RUN_DIR, out=None):
 
 
 def _tear_down(state):
-    from clusterbench.testcluster import faults
-
     network = state.get('network', {})
     # Namespaces we made, plus any left by an earlier crash (names are ours).
     namespaces = sorted(set(network.get('netns', [])) | set(_our_netns()))
@@ -774,8 +518,6 @@ def _our_links():
 
 def remaining(run_dir=DEFAULT_RUN_DIR):
     """What a clean teardown must not leave: each leftover as one line."""
-    from clusterbench.testcluster import faults
-
     left = []
     if os.path.exists(run_dir):
         left.append(f'run directory {run_dir}')
@@ -807,7 +549,7 @@ def _pids_using(run_dir):
                 cmdline = f.read()
         except OSError:
             continue
-        if needle in cmdline and not _is_zombie(int(entry)):
+        if needle in cmdline and not is_zombie(int(entry)):
             found.append(int(entry))
     return found
 
@@ -836,8 +578,8 @@ def summary(state):
         lines.append(
             f'  {key:10} pid {proc["pid"]:<7} {"running" if alive(proc) else "DEAD"}'
         )
-    for node, faults in sorted(state.get('faults', {}).items()):
-        for kind, detail in sorted(faults.items()):
+    for node, injected in sorted(state.get('faults', {}).items()):
+        for kind, detail in sorted(injected.items()):
             lines.append(f'  fault on {node}: {kind} {detail}')
     return '\n'.join(lines)
 

@@ -18,7 +18,7 @@ import subprocess
 import time
 
 from clusterbench.errors import ClusterbenchError
-from clusterbench.testcluster import cluster
+from clusterbench.testcluster import procs, slurm
 
 CGROUP_NAME = 'clusterbench-box'
 NFT_TABLE = 'cbbox_fault'
@@ -87,14 +87,14 @@ def quota_for(slowdown):
 def slow_node(state, name, quota=0.25, period_us=10000):
     """Limit node *name* to *quota* of one core (cgroup v1 CFS bandwidth)."""
     node = state.node(name)
-    if not os.path.isdir(cluster.CGROUP_CPU):
-        raise FaultError(f'no cgroup v1 cpu hierarchy at {cluster.CGROUP_CPU}')
+    if not os.path.isdir(procs.CGROUP_CPU):
+        raise FaultError(f'no cgroup v1 cpu hierarchy at {procs.CGROUP_CPU}')
     if not 0 < quota <= 1:
         raise FaultError(f'quota must be in (0, 1], not {quota}')
-    pids = cluster.netns_pids(node['netns'])
+    pids = procs.netns_pids(node['netns'])
     if not pids:
         raise FaultError(f'{name}: nothing runs on the node (is it lost?)')
-    parent = os.path.join(cluster.CGROUP_CPU, CGROUP_NAME)
+    parent = os.path.join(procs.CGROUP_CPU, CGROUP_NAME)
     path = os.path.join(parent, name)
     origin = _cpu_cgroup_of(pids[0])
     os.makedirs(path, exist_ok=True)
@@ -108,14 +108,14 @@ def slow_node(state, name, quota=0.25, period_us=10000):
 
 def _unslow(state, name, detail):
     path = detail['cgroup']
-    origin = os.path.join(cluster.CGROUP_CPU, detail.get('origin', '/').lstrip('/'))
+    origin = os.path.join(procs.CGROUP_CPU, detail.get('origin', '/').lstrip('/'))
     for _ in range(50):
         try:
             with open(os.path.join(path, 'cgroup.procs')) as f:
                 pids = [int(p) for p in f.read().split()]
         except FileNotFoundError:
             break
-        _move(pids, origin if os.path.isdir(origin) else cluster.CGROUP_CPU)
+        _move(pids, origin if os.path.isdir(origin) else procs.CGROUP_CPU)
         try:
             os.rmdir(path)
             break
@@ -206,7 +206,7 @@ def kill_node(state, name):
     """Node *name* is lost: its slurmd and every process of its jobs killed."""
     node = state.node(name)
     _record(state, name, 'lost', {'at': time.time()})
-    left = cluster.kill_netns_processes(node['netns'])
+    left = procs.kill_netns_processes(node['netns'])
     if left:
         raise FaultError(f'{name}: processes {left} survived SIGKILL')
 
@@ -214,11 +214,11 @@ def kill_node(state, name):
 def _revive(state, name, detail):
     """Power the node back on: a new slurmd, back in service (ReturnToService=2)."""
     node = state.node(name)
-    cluster.kill_netns_processes(node['netns'])
-    cluster.start_slurmd(state, node)
+    procs.kill_netns_processes(node['netns'])
+    slurm.start_slurmd(state, node)
     _forget(state, name, 'lost')
     deadline = time.monotonic() + 30
-    while cluster.node_states(state).get(name) not in ('idle', 'mixed', 'allocated'):
+    while slurm.node_states(state).get(name) not in ('idle', 'mixed', 'allocated'):
         if time.monotonic() > deadline:
             raise FaultError(f'{name}: not back in service 30 s after its restart')
         time.sleep(0.2)
@@ -257,7 +257,7 @@ def clear_all(state, quiet=False):
             except (OSError, ClusterbenchError):
                 if not quiet:
                     raise
-    parent = os.path.join(cluster.CGROUP_CPU, CGROUP_NAME)
+    parent = os.path.join(procs.CGROUP_CPU, CGROUP_NAME)
     if os.path.isdir(parent):
         for child in os.listdir(parent):
             if os.path.isdir(os.path.join(parent, child)):

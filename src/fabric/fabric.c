@@ -432,50 +432,33 @@ enum {
     M_COUNT
 };
 
-int main(int argc, char **argv)
+/* Scratch space of one rank's measurements. */
+typedef struct {
+    char *buf;
+    double *samples;
+    MPI_Request *reqs;
+    MPI_Status *stats;
+} scratch;
+
+/* The rounds: in each, every node measures its partner of the round
+ * (latency, bandwidth both ways, message rate both ways) into *mine*, this
+ * rank's share of the M_COUNT matrices, and round_s[r] holds its time. */
+static void run_rounds(const options *o, const layout *l, scratch *w, double *mine,
+                       double *round_s, int rounds)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    options o;
-    parse_options(argc, argv, &o);
-    layout l;
-    build_layout(&l);
-
-    int n = l.nnodes, nn = n * n;
-    int me_node = l.node_of[rank], me_local = l.local_of[rank];
-    size_t bufsize = (size_t)o.bw_size;
-    if ((size_t)o.lat_size > bufsize)
-        bufsize = (size_t)o.lat_size;
-    if ((size_t)o.mr_size > bufsize)
-        bufsize = (size_t)o.mr_size;
-    char *buf = malloc(bufsize);
-    double *samples = malloc(sizeof(double) * (size_t)(o.lat_iters + o.warmup));
-    int maxwin = o.bw_window > o.mr_window ? o.bw_window : o.mr_window;
-    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)maxwin);
-    /* A status array, not MPI_STATUSES_IGNORE: GCC 12 warns about MPICH's. */
-    MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)maxwin);
-    double *mine = calloc((size_t)(M_COUNT * nn), sizeof(double));
-    double *all = calloc((size_t)(M_COUNT * nn), sizeof(double));
-    int rounds = num_rounds(n);
-    double *round_s = calloc((size_t)rounds, sizeof(double));
-    if (!buf || !samples || !reqs || !stats || !mine || !all || !round_s)
-        die(1, "out of memory");
-    memset(buf, 1, bufsize);
+    int n = l->nnodes, nn = n * n;
+    int me_node = l->node_of[rank], me_local = l->local_of[rank];
 #define AT(metric, i, j) mine[(metric) * nn + (i) * n + (j)]
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    double wall0 = MPI_Wtime();
     for (int r = 0; r < rounds; r++) {
         double r0 = MPI_Wtime();
         int other = partner(n, r, me_node);
-        int peer = other < 0 ? -1 : l.rank_at[other * l.ppn + me_local];
+        int peer = other < 0 ? -1 : l->rank_at[other * l->ppn + me_local];
         int low = other >= 0 && me_node < other; /* A: the lower node index */
         int a = low ? me_node : other, b = low ? other : me_node;
 
         /* Latency: first ranks only. */
         if (peer >= 0 && me_local == 0) {
-            lat_stats s = pingpong(peer, low, &o, buf, samples);
+            lat_stats s = pingpong(peer, low, o, w->buf, w->samples);
             if (low) {
                 double v[] = {s.p50, s.mean, s.p99, s.min, s.max, s.stalls, s.iters};
                 for (int m = M_P50; m <= M_LAT_ITERS; m++)
@@ -489,8 +472,9 @@ int main(int argc, char **argv)
                 int sender = dir == 0 ? low : !low;
                 int done;
                 double peak;
-                double rate = stream(peer, sender, o.bw_size, o.bw_window, o.bw_iters,
-                                     2, o.max_time, buf, reqs, stats, 0, &peak, &done);
+                double rate = stream(peer, sender, o->bw_size, o->bw_window,
+                                     o->bw_iters, 2, o->max_time, w->buf, w->reqs,
+                                     w->stats, 0, &peak, &done);
                 if (sender) {
                     AT(M_BW, me_node, other) = rate / 1e6;
                     AT(M_BW_PEAK, me_node, other) = peak / 1e6;
@@ -505,8 +489,9 @@ int main(int argc, char **argv)
                 int sender = dir == 0 ? low : !low;
                 int done;
                 double peak;
-                double rate = stream(peer, sender, o.mr_size, o.mr_window, o.mr_iters,
-                                     2, o.max_time, buf, reqs, stats, 1, &peak, &done);
+                double rate = stream(peer, sender, o->mr_size, o->mr_window,
+                                     o->mr_iters, 2, o->max_time, w->buf, w->reqs,
+                                     w->stats, 1, &peak, &done);
                 if (sender) {
                     AT(M_MR, me_node, other) += rate / 1e6;
                     AT(M_MR_PEAK, me_node, other) += peak / 1e6;
@@ -517,96 +502,168 @@ int main(int argc, char **argv)
         }
         round_s[r] = MPI_Wtime() - r0;
     }
+#undef AT
+}
+
+/* The human-readable part of the report: header and matrices. */
+static void print_text_report(const options *o, const layout *l, const double *all,
+                              const int *lat_ok, const int *bw_ok, const int *mr_ok,
+                              int rounds, double wall)
+{
+    int n = l->nnodes, nn = n * n;
+    printf("fabric %s: %d nodes x %d rank(s), %d round(s), %d pair(s), "
+           "%.3f s\n",
+           FABRIC_VERSION, n, l->ppn, rounds, n * (n - 1) / 2, wall);
+    printf("latency: %d B ping-pong, %d round trips (+%d warm-up); bandwidth: "
+           "%d x %d B windows, %d per direction; message rate: %d x %d B "
+           "windows, %d per direction; at most %.1f s per measurement\n",
+           o->lat_size, o->lat_iters, o->warmup, o->bw_window, o->bw_size,
+           o->bw_iters, o->mr_window, o->mr_size, o->mr_iters, o->max_time);
+    print_matrix("latency, median (us)", " %12.2f", all + M_P50 * nn, lat_ok, l);
+    print_matrix("latency, p99 (us)", " %12.2f", all + M_P99 * nn, lat_ok, l);
+    print_matrix("stalls: round trips slower than --stall-ms", " %12.0f",
+                 all + M_STALLS * nn, lat_ok, l);
+    print_matrix("bandwidth, all windows (MB/s)", " %12.1f", all + M_BW * nn, bw_ok,
+                 l);
+    print_matrix("bandwidth, best window (MB/s)", " %12.1f", all + M_BW_PEAK * nn,
+                 bw_ok, l);
+    print_matrix("message rate, all local pairs (million msg/s)", " %12.4f",
+                 all + M_MR * nn, mr_ok, l);
+}
+
+/* The FABRIC_JSON line: options, schedule, every matrix, timings. */
+static void print_json_report(const options *o, const layout *l, const double *all,
+                              const int *lat_ok, const int *bw_ok, const int *mr_ok,
+                              const double *round_s, int rounds, double wall,
+                              int complete)
+{
+    int n = l->nnodes, nn = n * n;
+    printf("FABRIC_JSON: {\"version\":\"%s\",\"nodes\":[", FABRIC_VERSION);
+    for (int i = 0; i < n; i++)
+        printf("%s\"%s\"", i ? "," : "", l->names[i]);
+    printf("],\"ranks\":%d,\"ranks_per_node\":%d,\"rounds\":%d,\"pairs\":%d,",
+           nranks, l->ppn, rounds, n * (n - 1) / 2);
+    printf("\"options\":{\"lat_size\":%d,\"lat_iters\":%d,\"warmup\":%d,"
+           "\"bw_size\":%d,\"bw_window\":%d,\"bw_iters\":%d,\"mr_size\":%d,"
+           "\"mr_window\":%d,\"mr_iters\":%d,\"max_time\":%g,\"stall_ms\":%g},",
+           o->lat_size, o->lat_iters, o->warmup, o->bw_size, o->bw_window,
+           o->bw_iters, o->mr_size, o->mr_window, o->mr_iters, o->max_time,
+           o->stall_ms);
+    printf("\"schedule\":[");
+    for (int r = 0; r < rounds; r++) {
+        printf(r ? ",[" : "[");
+        int first = 1;
+        for (int i = 0; i < n; i++) {
+            int j = partner(n, r, i);
+            if (j > i) {
+                printf("%s[%d,%d]", first ? "" : ",", i, j);
+                first = 0;
+            }
+        }
+        printf("]");
+    }
+    printf("],");
+    const struct {
+        const char *key;
+        int metric;
+        const int *measured;
+    } matrices[] = {
+        {"latency_p50_us", M_P50, lat_ok},
+        {"latency_mean_us", M_MEAN, lat_ok},
+        {"latency_p99_us", M_P99, lat_ok},
+        {"latency_min_us", M_MIN, lat_ok},
+        {"latency_max_us", M_MAX, lat_ok},
+        {"latency_stalls", M_STALLS, lat_ok},
+        {"latency_iterations", M_LAT_ITERS, lat_ok},
+        {"bandwidth_mbs", M_BW, bw_ok},
+        {"bandwidth_peak_mbs", M_BW_PEAK, bw_ok},
+        {"bandwidth_iterations", M_BW_ITERS, bw_ok},
+        {"msgrate_mmps", M_MR, mr_ok},
+        {"msgrate_peak_mmps", M_MR_PEAK, mr_ok},
+        {"msgrate_iterations", M_MR_ITERS, mr_ok},
+    };
+    for (size_t i = 0; i < sizeof matrices / sizeof matrices[0]; i++) {
+        json_matrix(matrices[i].key, all + matrices[i].metric * nn, matrices[i].measured,
+                    n);
+        printf(",");
+    }
+    printf("\"round_s\":[");
+    for (int r = 0; r < rounds; r++)
+        printf("%s%.6g", r ? "," : "", round_s[r]);
+    printf("],\"wall_s\":%.6g,\"complete\":%s}\n", wall, complete ? "true" : "false");
+}
+
+/* Rank 0's report of the summed matrices *all*; returns whether every pair
+ * of distinct nodes was measured (latency, bandwidth and message rate). */
+static int report(const options *o, const layout *l, const double *all,
+                  const double *round_s, int rounds, double wall)
+{
+    int n = l->nnodes, nn = n * n;
+    int complete = 1;
+    int *lat_ok = calloc((size_t)nn, sizeof(int));
+    int *bw_ok = calloc((size_t)nn, sizeof(int));
+    int *mr_ok = calloc((size_t)nn, sizeof(int));
+    if (!lat_ok || !bw_ok || !mr_ok)
+        die(1, "out of memory");
+    for (int i = 0; i < nn; i++) {
+        lat_ok[i] = all[M_LAT_ITERS * nn + i] > 0;
+        bw_ok[i] = all[M_BW_ITERS * nn + i] > 0;
+        mr_ok[i] = all[M_MR_ITERS * nn + i] > 0;
+        if (i / n != i % n && !(lat_ok[i] && bw_ok[i] && mr_ok[i]))
+            complete = 0;
+    }
+    print_text_report(o, l, all, lat_ok, bw_ok, mr_ok, rounds, wall);
+    print_json_report(o, l, all, lat_ok, bw_ok, mr_ok, round_s, rounds, wall,
+                      complete);
+    printf(complete ? "FABRIC COMPLETE\n" : "FABRIC INCOMPLETE\n");
+    fflush(stdout);
+    free(lat_ok);
+    free(bw_ok);
+    free(mr_ok);
+    return complete;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    options o;
+    parse_options(argc, argv, &o);
+    layout l;
+    build_layout(&l);
+
+    int nn = l.nnodes * l.nnodes;
+    size_t bufsize = (size_t)o.bw_size;
+    if ((size_t)o.lat_size > bufsize)
+        bufsize = (size_t)o.lat_size;
+    if ((size_t)o.mr_size > bufsize)
+        bufsize = (size_t)o.mr_size;
+    int maxwin = o.bw_window > o.mr_window ? o.bw_window : o.mr_window;
+    scratch w = {
+        .buf = malloc(bufsize),
+        .samples = malloc(sizeof(double) * (size_t)(o.lat_iters + o.warmup)),
+        .reqs = malloc(sizeof(MPI_Request) * (size_t)maxwin),
+        /* A status array, not MPI_STATUSES_IGNORE: GCC 12 warns about MPICH's. */
+        .stats = malloc(sizeof(MPI_Status) * (size_t)maxwin),
+    };
+    double *mine = calloc((size_t)(M_COUNT * nn), sizeof(double));
+    double *all = calloc((size_t)(M_COUNT * nn), sizeof(double));
+    int rounds = num_rounds(l.nnodes);
+    double *round_s = calloc((size_t)rounds, sizeof(double));
+    if (!w.buf || !w.samples || !w.reqs || !w.stats || !mine || !all || !round_s)
+        die(1, "out of memory");
+    memset(w.buf, 1, bufsize);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double wall0 = MPI_Wtime();
+    run_rounds(&o, &l, &w, mine, round_s, rounds);
     double wall = MPI_Wtime() - wall0;
     MPI_Reduce(mine, all, M_COUNT * nn, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 
     int complete = 1;
-    if (rank == 0) {
-        int *lat_ok = calloc((size_t)nn, sizeof(int));
-        int *bw_ok = calloc((size_t)nn, sizeof(int));
-        int *mr_ok = calloc((size_t)nn, sizeof(int));
-        if (!lat_ok || !bw_ok || !mr_ok)
-            die(1, "out of memory");
-        for (int i = 0; i < nn; i++) {
-            lat_ok[i] = all[M_LAT_ITERS * nn + i] > 0;
-            bw_ok[i] = all[M_BW_ITERS * nn + i] > 0;
-            mr_ok[i] = all[M_MR_ITERS * nn + i] > 0;
-            if (i / n != i % n && !(lat_ok[i] && bw_ok[i] && mr_ok[i]))
-                complete = 0;
-        }
-        printf("fabric %s: %d nodes x %d rank(s), %d round(s), %d pair(s), "
-               "%.3f s\n",
-               FABRIC_VERSION, n, l.ppn, rounds, n * (n - 1) / 2, wall);
-        printf("latency: %d B ping-pong, %d round trips (+%d warm-up); bandwidth: "
-               "%d x %d B windows, %d per direction; message rate: %d x %d B "
-               "windows, %d per direction; at most %.1f s per measurement\n",
-               o.lat_size, o.lat_iters, o.warmup, o.bw_window, o.bw_size,
-               o.bw_iters, o.mr_window, o.mr_size, o.mr_iters, o.max_time);
-        print_matrix("latency, median (us)", " %12.2f", all + M_P50 * nn, lat_ok, &l);
-        print_matrix("latency, p99 (us)", " %12.2f", all + M_P99 * nn, lat_ok, &l);
-        print_matrix("stalls: round trips slower than --stall-ms", " %12.0f",
-                     all + M_STALLS * nn, lat_ok, &l);
-        print_matrix("bandwidth, all windows (MB/s)", " %12.1f", all + M_BW * nn,
-                     bw_ok, &l);
-        print_matrix("bandwidth, best window (MB/s)", " %12.1f", all + M_BW_PEAK * nn,
-                     bw_ok, &l);
-        print_matrix("message rate, all local pairs (million msg/s)", " %12.4f",
-                     all + M_MR * nn, mr_ok, &l);
-
-        printf("FABRIC_JSON: {\"version\":\"%s\",\"nodes\":[", FABRIC_VERSION);
-        for (int i = 0; i < n; i++)
-            printf("%s\"%s\"", i ? "," : "", l.names[i]);
-        printf("],\"ranks\":%d,\"ranks_per_node\":%d,\"rounds\":%d,\"pairs\":%d,",
-               nranks, l.ppn, rounds, n * (n - 1) / 2);
-        printf("\"options\":{\"lat_size\":%d,\"lat_iters\":%d,\"warmup\":%d,"
-               "\"bw_size\":%d,\"bw_window\":%d,\"bw_iters\":%d,\"mr_size\":%d,"
-               "\"mr_window\":%d,\"mr_iters\":%d,\"max_time\":%g,\"stall_ms\":%g},",
-               o.lat_size, o.lat_iters, o.warmup, o.bw_size, o.bw_window,
-               o.bw_iters, o.mr_size, o.mr_window, o.mr_iters, o.max_time,
-               o.stall_ms);
-        printf("\"schedule\":[");
-        for (int r = 0; r < rounds; r++) {
-            printf(r ? ",[" : "[");
-            int first = 1;
-            for (int i = 0; i < n; i++) {
-                int j = partner(n, r, i);
-                if (j > i) {
-                    printf("%s[%d,%d]", first ? "" : ",", i, j);
-                    first = 0;
-                }
-            }
-            printf("]");
-        }
-        printf("],");
-        const char *keys[] = {"latency_p50_us", "latency_mean_us", "latency_p99_us",
-                              "latency_min_us", "latency_max_us", "latency_stalls",
-                              "latency_iterations"};
-        for (int m = M_P50; m <= M_LAT_ITERS; m++) {
-            json_matrix(keys[m - M_P50], all + m * nn, lat_ok, n);
-            printf(",");
-        }
-        json_matrix("bandwidth_mbs", all + M_BW * nn, bw_ok, n);
-        printf(",");
-        json_matrix("bandwidth_peak_mbs", all + M_BW_PEAK * nn, bw_ok, n);
-        printf(",");
-        json_matrix("bandwidth_iterations", all + M_BW_ITERS * nn, bw_ok, n);
-        printf(",");
-        json_matrix("msgrate_mmps", all + M_MR * nn, mr_ok, n);
-        printf(",");
-        json_matrix("msgrate_peak_mmps", all + M_MR_PEAK * nn, mr_ok, n);
-        printf(",");
-        json_matrix("msgrate_iterations", all + M_MR_ITERS * nn, mr_ok, n);
-        printf(",\"round_s\":[");
-        for (int r = 0; r < rounds; r++)
-            printf("%s%.6g", r ? "," : "", round_s[r]);
-        printf("],\"wall_s\":%.6g,\"complete\":%s}\n", wall,
-               complete ? "true" : "false");
-        printf(complete ? "FABRIC COMPLETE\n" : "FABRIC INCOMPLETE\n");
-        fflush(stdout);
-        free(lat_ok);
-        free(bw_ok);
-        free(mr_ok);
-    }
+    if (rank == 0)
+        complete = report(&o, &l, all, round_s, rounds, wall);
     MPI_Bcast(&complete, 1, MPI_INT, 0, MPI_COMM_WORLD);
     /* MPICH 4.0 over UCX's TCP transport can deadlock in MPI_Finalize: a
      * rank answers its peer's finalize flush while still inside an earlier
@@ -616,10 +673,10 @@ int main(int argc, char **argv)
      * it answers another's. */
     MPI_Barrier(MPI_COMM_WORLD);
     nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 200000000}, NULL);
-    free(buf);
-    free(samples);
-    free(reqs);
-    free(stats);
+    free(w.buf);
+    free(w.samples);
+    free(w.reqs);
+    free(w.stats);
     free(mine);
     free(all);
     free(round_s);

@@ -1,0 +1,88 @@
+"""Provenance: the nodes' hardware facts, and the times of runs and reports."""
+
+import datetime
+import json
+import os
+
+
+def node_facts(case):
+    """host -> digest of its hardware facts (``node_facts`` of the report, else
+    the ``hwinfo/<host>.json`` files kept with the outputs)."""
+    facts = case.get('node_facts')
+    if isinstance(facts, dict) and facts:
+        return {str(h): f for h, f in facts.items() if isinstance(f, dict)}
+    outdir = case.get('outputdir')
+    folder = os.path.join(outdir, 'hwinfo') if outdir else None
+    if not folder or not os.path.isdir(folder):
+        return {}
+    from clusterbench import hwinfo
+
+    found = {}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if not entry.name.endswith('.json'):
+            continue
+        try:
+            with open(entry.path) as f:
+                data = json.load(f)
+            found[entry.name[: -len('.json')]] = hwinfo.summary(data)
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue
+    return found
+
+
+_FACT_LABELS = (
+    ('cpu', 'CPU'),
+    ('topology', 'topology'),
+    ('threads', 'hardware threads'),
+    ('max_mhz', 'max MHz'),
+    ('memory_gib', 'memory GiB'),
+    ('numa_nodes', 'NUMA nodes'),
+    ('kernel', 'kernel'),
+    ('network', 'network'),
+    ('infiniband', 'InfiniBand'),
+    ('mpi', 'MPI'),
+    ('ucx', 'UCX'),
+    ('libfabric', 'libfabric'),
+    ('compiler', 'compiler'),
+    ('blas', 'BLAS'),
+    ('error', 'error'),
+)
+
+
+def hw_summary(facts):
+    """(label, text) lines of one node's facts digest; absent facts say so."""
+    lines = []
+    for key, label in _FACT_LABELS:
+        if key not in facts:
+            continue
+        value = facts[key]
+        if isinstance(value, list):
+            value = '; '.join(str(v) for v in value) or 'none'
+        elif isinstance(value, dict):
+            value = '; '.join(f'{k} {v}' for k, v in value.items())
+        lines.append((label, str(value)))
+    return lines
+
+
+# -------------------------------------------------------------------- time
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).timestamp()
+
+
+def time_text(unix, text):
+    if isinstance(unix, (int, float)):
+        return datetime.datetime.fromtimestamp(unix, datetime.timezone.utc).strftime(
+            '%Y-%m-%d %H:%M:%S UTC'
+        )
+    return str(text or '')
+
+
+def run_dates(config):
+    if not config.completed:
+        return ''
+    first, last = min(config.completed), max(config.completed)
+    if time_text(first, None)[:10] == time_text(last, None)[:10]:
+        return f'{time_text(first, None)} .. {time_text(last, None)[11:]}'
+    return f'{time_text(first, None)} .. {time_text(last, None)}'

@@ -1,0 +1,29 @@
+"""The trends section: figures measured in two or more sessions."""
+
+from clusterbench import verdict
+from clusterbench.errors import ClusterbenchError
+from clusterbench.report.model import Trends
+
+#: Trend plots in one report; the ones that moved or left their band first.
+MAX_TRENDS = 30
+
+
+def build(runs, limit=MAX_TRENDS):
+    from clusterbench import trend
+
+    try:
+        series = trend.collect([(run.source, run.data) for run in runs])
+    except ClusterbenchError as err:
+        return Trends(reason=f'no trend: {err}')
+    drawn = [s for s in series if len(s.points) >= 2]
+    if not drawn:
+        return Trends(
+            reason='every figure comes from one session: a trend needs two or '
+            'more (--history QUERY, or several reports)'
+        )
+
+    def judged_out(s):
+        return any(verdict.kind(p.verdict) != verdict.PASS for p in s.points)
+
+    drawn.sort(key=lambda s: (s.change is None, not judged_out(s), s.title))
+    return Trends(series=drawn[:limit], omitted=max(len(drawn) - limit, 0))
