@@ -207,16 +207,21 @@ def known_names(site_configs_dir, checks_dir):
     }
 
 
+def _composed(directory):
+    """(path, YAML node tree) of every non-empty reference file, by name."""
+    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
+        with open(path) as f:
+            root = yaml.compose(f)
+        if root is not None:
+            yield path, root
+
+
 def stale_entries(directory, site_configs_dir, checks_dir):
     """Reference entries naming a check, system, partition or environment that
     no longer exists: the classic rot of reference stores."""
     known = known_names(site_configs_dir, checks_dir)
     problems = []
-    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
-        with open(path) as f:
-            root = yaml.compose(f)
-        if root is None:
-            continue
+    for path, root in _composed(directory):
         for key_node, body in root.value:
             test = key_node.value
             if test not in known['checks']:
@@ -263,11 +268,7 @@ def wide_tolerances(directory, threshold=0.10):
     from clusterbench import vocabulary
 
     warnings = []
-    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
-        with open(path) as f:
-            root = yaml.compose(f)
-        if root is None:
-            continue
+    for path, root in _composed(directory):
         for key_node, body in root.value:
             depth = 1
             for k, v in body.value:

@@ -615,29 +615,18 @@ def site_config_problems(configs, root=ENVS_ROOT, project=PROJECT):
     must be used by one. Systems no configuration defines (templates, or a
     system whose configuration is not written yet) are returned apart.
     """
-    problems, used, systems = [], set(), set()
-    for source, config in configs.items():
-        for system in config.get('systems', []):
-            systems.add(system['name'])
-            for part in system.get('partitions', []):
-                for environ in part.get('environs', []):
-                    path = environment_for(
-                        system['name'],
-                        part['name'],
-                        environ,
-                        part.get('extras'),
-                        root,
-                        project,
-                    )
-                    if path is None:
-                        problems.append(
-                            f'{source}: systems:{system["name"]}:partitions:'
-                            f'{part["name"]}:environs:{environ}: no Spack environment '
-                            f'(expected {_relative(os.path.join(root, system["name"]))}'
-                            f'/{part["name"]}-{environ}/{MANIFEST})'
-                        )
-                    else:
-                        used.add(os.path.relpath(path, root))
+    problems, used = [], set()
+    systems = {s['name'] for c in configs.values() for s in c.get('systems', [])}
+    for source, _, system, part, environ, path in _configured(configs, root, project):
+        if path is None:
+            problems.append(
+                f'{source}: systems:{system}:partitions:{part}:environs:{environ}: '
+                f'no Spack environment (expected '
+                f'{_relative(os.path.join(root, system))}'
+                f'/{part}-{environ}/{MANIFEST})'
+            )
+        else:
+            used.add(os.path.relpath(path, root))
     unconfigured = set()
     for env in find_environments(root):
         system = env.split(os.sep)[0]
@@ -679,6 +668,23 @@ def stack_problems(configs, root=ENVS_ROOT, project=PROJECT):
     the Spack environment pins, and a module it loads named after one of
     them (``openmpi/5.0.8``) must have the pinned version."""
     problems = []
+    for source, config, system, _, environ, path in _configured(configs, root, project):
+        definition = _environment_definition(config, environ, system)
+        if path is None or definition is None:
+            continue  # site_config_problems / ReFrame say so
+        try:
+            env = load(path)
+        except SpackEnvError:
+            continue  # check_tree reports it
+        problems += _stack_mismatches(
+            env, definition, f'{source}: environments:{environ}'
+        )
+    return sorted(set(problems))
+
+
+def _configured(configs, root, project):
+    """(source, config, system, partition, environ, Spack environment or None)
+    of every programming environment of every partition of *configs*."""
     for source, config in configs.items():
         for system in config.get('systems', []):
             for part in system.get('partitions', []):
@@ -691,19 +697,7 @@ def stack_problems(configs, root=ENVS_ROOT, project=PROJECT):
                         root,
                         project,
                     )
-                    definition = _environment_definition(
-                        config, environ, system['name']
-                    )
-                    if path is None or definition is None:
-                        continue  # site_config_problems / ReFrame say so
-                    try:
-                        env = load(path)
-                    except SpackEnvError:
-                        continue  # check_tree reports it
-                    problems += _stack_mismatches(
-                        env, definition, f'{source}: environments:{environ}'
-                    )
-    return sorted(set(problems))
+                    yield source, config, system['name'], part['name'], environ, path
 
 
 def _stack_mismatches(env, definition, where):
