@@ -19,7 +19,6 @@ DIRECTORIES = {
     'references': 'reference_data',
     'spack_envs': 'spack_envs',
     'sources': 'src',
-    'inputs': 'inputs',
 }
 
 

@@ -62,6 +62,8 @@ def case(test, node, figures, result='pass', fail_phase=None, reason=None, **mor
         'result': 'fail' if result == 'never ran' else result,
         'fail_phase': fail_phase,
         'fail_reason': reason,
+        'system': 'box',
+        'partition': 'compute',
         'environ': 'gnu-openmpi',
         'perfvalues': {
             f'box:compute:{name}': [value, 0, None, None, unit, 'pass']
@@ -373,6 +375,7 @@ def test_a_retried_case_counts_by_its_retry_and_reruns_are_samples(tmp_path):
     path.write_text(
         json.dumps(
             {
+                'session_info': {'uuid': 'retried'},
                 'runs': [
                     {'testcases': [first[0], first[1], lost, first[3]]},
                     {'testcases': [retried]},

@@ -5,6 +5,7 @@ repair` repairs it."""
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -127,6 +128,13 @@ def contents(directory):
     return found
 
 
+def hpcc_entry(directory):
+    """The key of the one HPCC entry of the provenance in *directory*."""
+    prov = yaml.safe_load((directory / 'provenance' / 'hpcc.yaml').read_text())
+    (key,) = prov['HPCCCheck']
+    return key
+
+
 @pytest.fixture
 def store(tmp_path):
     """A copy of reference_data/ with modes of its own (kept by every write)."""
@@ -196,7 +204,9 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
                 yaml.load(data, Loader=LOADER)
         outcomes[version] += 1
         shutil.rmtree(work)
-    assert outcomes['old'] > 10 and outcomes['new'] > 10, outcomes
+    # Both sides of the commit are exercised (where it falls among the steps
+    # depends on how much the files hold).
+    assert outcomes['old'] >= 5 and outcomes['new'] >= 5, outcomes
     reference_renames = [
         k
         for k in points
@@ -223,13 +233,13 @@ def test_the_next_update_repairs_an_interrupted_one(store, tmp_path):
 
 def test_check_names_a_reference_changed_without_its_provenance(store, capsys):
     path = store / 'hpcc.yaml'
-    path.write_text(path.read_text().replace('hpl: [86.65,', 'hpl: [99.0,'))
+    path.write_text(re.sub(r'hpl: \[[^,]+,', 'hpl: [99.0,', path.read_text(), count=1))
     rc, out = command(capsys, 'check', str(store), *SITE_OPTIONS)
     assert rc == 1
     assert (
         f'inconsistent: {store}/provenance/hpcc.yaml: HPCCCheck > '
-        'local:default/gnu-openmpi/x86_64_v4/AMD EPYC/2: does not match the '
-        f'reference entry in {store}/hpcc.yaml'
+        f'{hpcc_entry(store)}: does not match the reference entry in '
+        f'{store}/hpcc.yaml'
     ) in out
     rc, out = command(capsys, 'repair', '--references', str(store))
     assert rc == 1
@@ -260,7 +270,7 @@ def test_a_second_writer_waits_for_the_first(store, tmp_path):
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err
     prov = yaml.safe_load((store / 'provenance' / 'hpcc.yaml').read_text())
-    entry = prov['HPCCCheck']['local:default/gnu-openmpi/x86_64_v4/AMD EPYC/2']
+    entry = prov['HPCCCheck'][hpcc_entry(store)]
     assert entry['sessions'] == ['s-b']
     assert entry['history'][0]['sessions'] == ['s-a']
     assert refprov.inconsistencies(str(store)) == []

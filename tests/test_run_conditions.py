@@ -204,8 +204,10 @@ def test_a_cpu_hog_beside_the_benchmark_makes_it_disturbed(tmp_path):
         capture_output=True, text=True, cwd=PROJECT, timeout=300,
     )  # fmt: skip
     assert compare.returncode == 0, compare.stdout + compare.stderr
-    assert 'DISTURBED (' in compare.stdout.split('Run conditions')[1]
-    rows = [x for x in compare.stdout.splitlines() if x.startswith('NetPIPECheck')]
+    # (The conditions lines wrap to the terminal: compare their words.)
+    shown = ' '.join(compare.stdout.split('Run conditions')[1].split())
+    assert 'DISTURBED (' in shown
+    rows = [x for x in compare.stdout.splitlines() if x.startswith('NetPIPECheck  ')]
     assert rows and all(x.endswith(f'DISTURBED ({case["disturbed"]})') for x in rows)
     assert rc == 0, out
 
