@@ -380,7 +380,7 @@ def test_a_retried_case_counts_by_its_retry_and_reruns_are_samples(tmp_path):
                     {'testcases': [first[0], first[1], lost, first[3]]},
                     {'testcases': [retried]},
                     {'testcases': [rerun]},
-                ]
+                ],
             }
         )
     )
