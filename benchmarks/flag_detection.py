@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How well do verdicts catch a real slowdown, and how often do they cry wolf?
 
-Takes the samples recorded with the references (reference_data/provenance/)
+Takes the samples recorded with the references (reference_data/*/provenance/)
 and the references made of them (or, with --floor/--k, the references
 `clusterbench references update` would make of them with that floor and k),
 then simulates new sessions of N samples drawn (with replacement) from the
@@ -72,7 +72,7 @@ def _lower_is_better(name, unit):
 
 
 def recorded(directory):
-    for path in sorted(glob.glob(os.path.join(directory, 'provenance', '*.yaml'))):
+    for path in sorted(glob.glob(os.path.join(directory, '*', 'provenance', '*.yaml'))):
         with open(path) as f:
             data = yaml.safe_load(f) or {}
         for test, entries in data.items():

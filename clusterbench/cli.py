@@ -122,28 +122,37 @@ def _announce_beside(args, directory):
 
 
 def _check_references(args):
-    directory = _references(args)
-    for path, tests in refdata.check_directory(directory).items():
+    root = _references(args)
+    for path, tests in refdata.check_directory(root).items():
         figures = sum(tests.values())
         print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
-    problems = [
-        f'stale: {p}'
-        for p in refdata.stale_entries(directory, args.site_configs, args.checks)
-    ]
-    with refstore.shared_lock(directory):
-        interrupted = refstore.interrupted(directory)
-        problems += [f'inconsistent: {p}' for p in refprov.inconsistencies(directory)]
+    problems, interrupted, others, wide = [], [], [], []
+    # Everything is checked per system directory: each has its own files,
+    # provenance and update journal.
+    for system in refdir.systems(root):
+        directory = os.path.join(root, system)
+        problems += [
+            f'stale: {p}'
+            for p in refdata.stale_entries(directory, args.site_configs, args.checks)
+        ]
+        with refstore.shared_lock(directory):
+            stopped = refstore.interrupted(directory)
+            problems += [
+                f'inconsistent: {p}' for p in refprov.inconsistencies(directory)
+            ]
+        interrupted += stopped
+        # References of another kind of machine are no error: they apply there.
+        others += refdata.unmatched_kinds(directory, args.site_configs)
+        wide += refdata.wide_tolerances(directory, args.max_tolerance)
     problems += [f'interrupted update: {line}' for line in interrupted]
     if interrupted:
         problems.append('run `clusterbench references repair`')
     for problem in problems:
         print(problem)
     if not problems:
-        print(f'{directory}: every reference entry matches its provenance: ok')
-    # References of another kind of machine are no error: they apply there.
-    for other in refdata.unmatched_kinds(directory, args.site_configs):
+        print(f'{root}: every reference entry matches its provenance: ok')
+    for other in others:
         print(f'other machine: {other}')
-    wide = refdata.wide_tolerances(directory, args.max_tolerance)
     for warning in wide:
         print(f'warning: {warning}')
     if wide:
@@ -155,14 +164,17 @@ def _check_references(args):
 
 
 def _repair_references(args):
-    directory = _references(args)
-    if not os.path.isdir(directory):
-        raise ClusterbenchError(f'{directory}: no such reference directory')
-    with refstore.locked(directory):
-        done = refstore.repair(directory)
-    for line in done or [f'{directory}: no interrupted update: nothing to repair']:
+    root = _references(args)
+    if not os.path.isdir(root):
+        raise ClusterbenchError(f'{root}: no such reference directory')
+    done, problems = [], []
+    for system in refdir.systems(root):
+        directory = os.path.join(root, system)
+        with refstore.locked(directory):
+            done += refstore.repair(directory)
+        problems += refprov.inconsistencies(directory)
+    for line in done or [f'{root}: no interrupted update: nothing to repair']:
         print(line)
-    problems = refprov.inconsistencies(directory)
     for problem in problems:
         print(f'inconsistent (not repairable here): {problem}')
     return 1 if problems else 0

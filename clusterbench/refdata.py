@@ -12,7 +12,7 @@ import re
 
 import yaml
 
-from clusterbench import vocabulary
+from clusterbench import refdir, vocabulary
 from clusterbench.errors import ClusterbenchError
 
 KNOWN_UNITS = vocabulary.UNITS
@@ -165,13 +165,21 @@ def _is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def check_directory(directory):
-    """Validate every ``*.yaml`` file under *directory*; return their counts."""
-    if not os.path.isdir(directory):
-        raise ReferenceFileError(f'{directory}: no such reference directory')
+def check_directory(root):
+    """Validate every reference file of every system directory under *root*
+    (``<root>/<system>/*.yaml``); return their counts."""
+    if not os.path.isdir(root):
+        raise ReferenceFileError(f'{root}: no such reference directory')
+    stray = refdir.stray_files(root)
+    if stray:
+        raise ReferenceFileError(
+            f'{stray[0]}: outside every system directory, ReFrame never reads it: '
+            f'move it to {os.path.join(root, "<system>", os.path.basename(stray[0]))}'
+        )
     return {
         path: check_file(path)
-        for path in sorted(glob.glob(os.path.join(directory, '*.yaml')))
+        for system in refdir.systems(root)
+        for path in sorted(glob.glob(os.path.join(root, system, '*.yaml')))
     }
 
 
@@ -217,10 +225,19 @@ def _composed(directory):
 
 
 def stale_entries(directory, site_configs_dir, checks_dir):
-    """Reference entries naming a check, system, partition or environment that
-    no longer exists: the classic rot of reference stores."""
+    """Reference entries of the system directory *directory* naming a check,
+    system, partition or environment that no longer exists (the classic rot
+    of reference stores), or another system (ReFrame never reads them there)."""
     known = known_names(site_configs_dir, checks_dir)
+    system = os.path.basename(os.path.normpath(directory))
     problems = []
+    if system not in known['$system']:
+        problems.append(f'{directory}: system {system!r} is in no site config')
+    # Only this system's partitions are found in its directory.
+    known['$partition'] = {
+        p for p in known['$partition'] if p.split(':', 1)[0] == system
+    }
+    known['$system'] = {system}
     for path, root in _composed(directory):
         for key_node, body in root.value:
             test = key_node.value
@@ -252,13 +269,33 @@ def _stale_levels(path, keys, levels, index, known):
         ):
             problems.append(
                 f'{_where(path, key_node, keys + [name])}: '
-                f'{index[0][1:]} {name!r} is in no site config'
+                + (
+                    _elsewhere(index[0], name, path)
+                    or f'{index[0][1:]} {name!r} is in no site config'
+                )
             )
         elif isinstance(value, yaml.MappingNode):
             problems += _stale_levels(
                 path, keys + [name], value.value, index[1:], known
             )
     return problems
+
+
+def _elsewhere(kind, name, path):
+    """What is wrong with a system or partition of another system than the
+    one whose directory holds *path* ('' if it is of that system)."""
+    if kind not in ('$system', '$partition') or not isinstance(name, str):
+        return ''
+    folder = os.path.dirname(os.path.abspath(path))
+    system = os.path.basename(folder)
+    other = name.split(':', 1)[0]
+    if other == system:
+        return ''
+    where = os.path.join(os.path.dirname(os.path.dirname(path)) or '.', other)
+    return (
+        f'{kind[1:]} {name!r} is not of system {system!r}: ReFrame never reads '
+        f'it here; its references belong in {where}/'
+    )
 
 
 def wide_tolerances(directory, threshold=0.10):

@@ -5,6 +5,7 @@ import re
 
 import yaml
 
+from clusterbench import refdir
 from clusterbench.errors import ClusterbenchError
 
 
@@ -61,12 +62,17 @@ def references_for(case, directory, cache=None):
     name = case.get('reference_file')
     if not name:
         return {}
-    path = os.path.join(directory, name)
+    # One directory per system: the case's system names it.
+    try:
+        folder = refdir.system_directory(directory, case.get('system'))
+    except ClusterbenchError as err:
+        raise OutsideDirectory(f'{err}: no directory in {directory}') from None
+    path = os.path.join(folder, name)
     # The name comes from a run report: it may not lead out of the directory.
-    root = os.path.realpath(directory)
+    root = os.path.realpath(folder)
     if os.path.commonpath([os.path.realpath(path), root]) != root:
         raise OutsideDirectory(
-            f'reference file {str(name)[:80]!r} is outside {directory}: not read'
+            f'reference file {str(name)[:80]!r} is outside {folder}: not read'
         )
     if path not in cache:
         cache[path] = load_file(path)

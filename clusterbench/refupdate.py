@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from clusterbench import __version__, refprov, refstore, runreport, stats, vocabulary
+from clusterbench import (
+    __version__,
+    refdir,
+    refprov,
+    refstore,
+    runreport,
+    stats,
+    vocabulary,
+)
 from clusterbench.errors import ClusterbenchError
 from clusterbench.reflookup import index_value
 
@@ -29,6 +37,8 @@ _Dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
 
 @dataclass
 class Samples:
+    #: The system the samples ran on: its directory gets the reference.
+    system: str
     test: str
     reference_file: str
     index: tuple
@@ -95,10 +105,11 @@ def collect(report_paths):
                     if value is None:
                         continue
                     var = pkey.rsplit(':', 1)[1]
-                    ident = (_class_name(case), key, var)
+                    ident = (case['system'], _class_name(case), key, var)
                     group = groups.get(ident)
                     if group is None:
                         group = groups[ident] = Samples(
+                            case['system'],
                             _class_name(case),
                             case['reference_file'],
                             index,
@@ -221,10 +232,17 @@ def diff(proposals, directory):
     cache = {}
     lines = []
     for prop in sorted(
-        proposals, key=lambda p: (p.samples.test, p.samples.key, p.samples.variable)
+        proposals,
+        key=lambda p: (
+            p.samples.system,
+            p.samples.test,
+            p.samples.key,
+            p.samples.variable,
+        ),
     ):
         s = prop.samples
-        path = os.path.join(directory, s.reference_file)
+        folder = refdir.system_directory(directory, s.system)
+        path = os.path.join(folder, s.reference_file)
         if path not in cache:
             cache[path] = _load_yaml(path)
         refs = cache[path]
@@ -290,14 +308,28 @@ def portable_report_path(path, results='results'):
 
 
 def write(proposals, directory, reports, stack=None, results='results', notes=None):
-    """Apply *proposals* to the files in *directory* in one transaction (see
-    refstore); return the reference files written. An earlier interrupted
-    update is repaired first; what that did is appended to *notes*."""
+    """Apply *proposals* to the directories of the systems their samples ran
+    on under the root *directory* (``<directory>/<system>/``), one
+    transaction per system directory (see refstore); return the reference
+    files written. An earlier interrupted update of a directory is repaired
+    first; what that did is appended to *notes*."""
+    by_system = defaultdict(list)
+    for prop in proposals:
+        by_system[prop.samples.system].append(prop)
+    now = _now().isoformat(timespec='seconds')
+    report_paths = [portable_report_path(r, results) for r in reports]
+    written = []
+    for system, props in sorted(by_system.items()):
+        folder = refdir.system_directory(directory, system)
+        written += _write_system(props, folder, report_paths, now, stack, notes)
+    return written
+
+
+def _write_system(proposals, directory, report_paths, now, stack, notes):
+    """One transaction over the files of one system directory."""
     by_file = defaultdict(list)
     for prop in proposals:
         by_file[prop.samples.reference_file].append(prop)
-    now = _now().isoformat(timespec='seconds')
-    report_paths = [portable_report_path(r, results) for r in reports]
     written, contents = [], {}
     with refstore.locked(directory):
         repaired = refstore.repair(directory)

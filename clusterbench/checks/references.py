@@ -1,4 +1,5 @@
-"""External references (ReFrame 4.10 ``$ref``) kept in the project's reference_data/."""
+"""External references (ReFrame 4.10 ``$ref``), one directory per system:
+the project's reference_data/<system>/."""
 
 import os
 
@@ -38,14 +39,17 @@ UNKNOWN_KIND = 'unknown'
 class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
     """Read this test's references from a YAML file, never inline.
 
-    The file is looked up in ``RFM_REFERENCE_PREFIX`` when that is set (a site
-    keeping its references elsewhere), otherwise in ``reference_data/`` beside
-    the directory of the concrete check. ``reference_index`` is the ``$index``
-    that ``clusterbench references update`` writes for this test, and the
-    processor facts are kept in the run report so that update can use them.
+    The file is looked up in the current system's directory of the reference
+    root: ``RFM_REFERENCE_PREFIX`` when that is set (a site keeping its
+    references elsewhere), otherwise ``reference_data/`` beside the directory
+    of the concrete check (``reference_data/local/hpcc.yaml``). A system with
+    no directory or file gets *no reference* on every figure.
+    ``reference_index`` is the ``$index`` that ``clusterbench references
+    update`` writes for this test, and the processor facts are kept in the
+    run report so that update can use them.
     """
 
-    #: The YAML file, relative to the reference directory.
+    #: The YAML file, relative to the system's reference directory.
     reference_file = variable(str)
     reference_index = variable(typ.List[str], value=list(BASE_INDEX))
     #: The partition's processor facts (filled in at setup; kept in reports).
@@ -62,12 +66,14 @@ class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
 
     @run_after('init')
     def _use_external_references(self):
-        prefix = rt.runtime().get_option('general/0/reference_prefix')
-        if prefix:
-            path = self.reference_file
-        else:
+        # One directory per system: the references of the system ReFrame runs
+        # on (one per session) are in <root>/<system>/.
+        runtime = rt.runtime()
+        path = os.path.join(runtime.system.name, self.reference_file)
+        prefix = runtime.get_option('general/0/reference_prefix')
+        if not prefix:
             prefix = self.prefix
-            path = os.path.join(_PROJECT_REFERENCES, self.reference_file)
+            path = os.path.join(_PROJECT_REFERENCES, path)
         # ReFrame drops a test whose reference file is missing; a missing file
         # must instead show as "no reference" on every figure.
         full = os.path.join(prefix, path)
