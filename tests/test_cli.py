@@ -38,16 +38,23 @@ def test_compare_foreign_json(tmp_path):
 
 
 def test_references_check_names_the_bad_file(tmp_path):
-    (tmp_path / 'a.yaml').write_text("T:\n  's:p':\n    x: [1, -0.1, 0.1, 'GB/s']\n")
-    (tmp_path / 'b.yaml').write_text("T:\n  's:p':\n    x: [one, -0.1, 0.1, 'GB/s']\n")
+    (tmp_path / 's').mkdir()
+    (tmp_path / 's' / 'a.yaml').write_text(
+        "T:\n  's:p':\n    x: [1, -0.1, 0.1, 'GB/s']\n"
+    )
+    (tmp_path / 's' / 'b.yaml').write_text(
+        "T:\n  's:p':\n    x: [one, -0.1, 0.1, 'GB/s']\n"
+    )
     result = clusterbench('references', 'check', str(tmp_path))
-    one_line_error(result, f'{tmp_path}/b.yaml:3: T > s:p > x', "'one' is not a number")
+    one_line_error(
+        result, f'{tmp_path}/s/b.yaml:3: T > s:p > x', "'one' is not a number"
+    )
 
 
 def test_references_check_on_project_data():
     result = clusterbench('references', 'check')
     assert result.returncode == 0, result.stderr
-    assert 'reference_data/hpcc.yaml' in result.stdout
+    assert 'reference_data/local/hpcc.yaml' in result.stdout
 
 
 def test_run_with_unknown_system_is_one_line(tmp_path):

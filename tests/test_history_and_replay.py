@@ -56,12 +56,12 @@ def test_update_then_replay_passes_and_tolerance_change_flags(session, tmp_path)
     assert set(got.values()) == {'pass'}
 
     # Try a tighter band on the stored data: move one reference by 20 %.
-    data = yaml.safe_load((refs / 'hpcc.yaml').read_text())
+    data = yaml.safe_load((refs / 'local' / 'hpcc.yaml').read_text())
     leaf = data['HPCCCheck']['local:default']['gnu-openmpi']
     while 'hpl' not in leaf:
         leaf = next(iter(leaf.values()))
     leaf['hpl'][0] *= 1.2
-    (refs / 'hpcc.yaml').write_text(yaml.safe_dump(data))
+    (refs / 'local' / 'hpcc.yaml').write_text(yaml.safe_dump(data))
     replayed = clusterbench('replay', str(session), '--references', str(refs), '-v')
     assert replayed.returncode == 1
     got = verdicts(replayed.stdout)

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.integration
 
 TINY = ('-n', '^HPCCCheck$', '-S', 'hpl_n=1152', '-S', 'hpl_nb=96')
 
-# References of our own, in a prefix ReFrame reads instead of reference_data/:
+# References of our own, in a prefix ReFrame reads instead of reference_data/
+# (in its directory of the system, local/):
 # hpl gets a range nothing can miss, mpifft one nothing can meet, and every
 # other figure none at all.
 REFS = """\
@@ -32,7 +33,8 @@ HPCCCheck:
 @pytest.fixture(scope='module')
 def judged_run(tmp_path_factory):
     refs = tmp_path_factory.mktemp('refs')
-    (refs / 'hpcc.yaml').write_text(REFS)
+    (refs / 'local').mkdir()
+    (refs / 'local' / 'hpcc.yaml').write_text(REFS)
     prefix = tmp_path_factory.mktemp('hpcc')
     rc, out, report = reframe(prefix, *TINY, env={'RFM_REFERENCE_PREFIX': str(refs)})
     assert report is not None, out
@@ -176,8 +178,8 @@ def test_replay_rejudges_a_flagged_test_from_its_stage_directory(judged_run, tmp
     case = only_case(report)
     assert not os.listdir(case['outputdir'])
     refs = tmp_path / 'refs'
-    refs.mkdir()
-    (refs / 'hpcc.yaml').write_text(REFS)
+    (refs / 'local').mkdir(parents=True)
+    (refs / 'local' / 'hpcc.yaml').write_text(REFS)
     result = clusterbench(
         'replay', '--format', 'csv', str(prefix), '--references', str(refs)
     )
@@ -189,7 +191,7 @@ def test_replay_rejudges_a_flagged_test_from_its_stage_directory(judged_run, tmp
     assert not any(v.startswith('FAILED') for v in verdicts.values())
     assert verdicts['hpl'] == 'pass' and verdicts['mpifft'] == 'SLOWER'
     # A band the stored figure meets: the same output now passes.
-    (refs / 'hpcc.yaml').write_text(
+    (refs / 'local' / 'hpcc.yaml').write_text(
         REFS.replace('[1.0e+6, -0.01, 0.01,', '[1.0, -1.0, 1.0e+6,')
     )
     result = clusterbench('replay', str(prefix), '--references', str(refs))

@@ -210,7 +210,9 @@ def test_installed_wheel_runs_from_outside_the_source_tree(installed):
     assert 'Found ' in listing.stdout
     # The packaged references and our C sources travel with the checks.
     tree = os.path.dirname(checks)
-    assert os.path.isfile(os.path.join(tree, 'reference_data', 'cgsolver.yaml'))
+    assert os.path.isfile(
+        os.path.join(tree, 'reference_data', 'local', 'cgsolver.yaml')
+    )
     assert os.path.isfile(os.path.join(tree, 'src', 'cgsolver', 'Makefile'))
 
 

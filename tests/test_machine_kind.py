@@ -88,7 +88,9 @@ def test_this_machine_finds_its_references_in_reframe_and_in_reflookup(netpipe_r
     assert case['processor_facts']['cpu_kind'] == case['cpu_kind']
     found = references(case)
     if not reflookup.references_for(case, REFERENCES):
-        pytest.skip(f'reference_data/ has no NetPIPE references for {case["cpu_kind"]}')
+        pytest.skip(
+            f'reference_data/local/ has no NetPIPE references for {case["cpu_kind"]}'
+        )
     # ReFrame and clusterbench's own look-up resolve the same references.
     expected = {k: v[0] for k, v in reflookup.references_for(case, REFERENCES).items()}
     assert found == {k: v for k, v in expected.items() if k in found}
@@ -129,7 +131,7 @@ def test_migrated_provenance_says_the_identity_was_assigned_not_recorded():
     import yaml
 
     for name in ('cgsolver', 'hpcc', 'netpipe', 'npb'):
-        with open(os.path.join(REFERENCES, 'provenance', f'{name}.yaml')) as f:
+        with open(os.path.join(REFERENCES, 'local', 'provenance', f'{name}.yaml')) as f:
             prov = yaml.safe_load(f)
         for entries in prov.values():
             for where, entry in entries.items():
@@ -180,7 +182,7 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     prefix, _, _ = small_hpcc
     refs = tmp_path / 'refs'
     shutil.copytree(REFERENCES, refs)
-    before = (refs / 'hpcc.yaml').read_text()
+    before = (refs / 'local' / 'hpcc.yaml').read_text()
     dry = cli(
         'references',
         'update',
@@ -207,7 +209,7 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     import yaml
 
     old = yaml.safe_load(before)['HPCCCheck']
-    new = yaml.safe_load((refs / 'hpcc.yaml').read_text())['HPCCCheck']
+    new = yaml.safe_load((refs / 'local' / 'hpcc.yaml').read_text())['HPCCCheck']
     assert new['$index'] == old['$index']
 
     kind = hwinfo.cpu_kind_of_file()
@@ -228,7 +230,7 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     assert 1152 in new_level
     if 10368 in old_level:
         assert new_level[10368] == old_level[10368]
-    prov = yaml.safe_load((refs / 'provenance' / 'hpcc.yaml').read_text())
+    prov = yaml.safe_load((refs / 'local' / 'provenance' / 'hpcc.yaml').read_text())
     entry = next(v for k, v in prov['HPCCCheck'].items() if k.endswith('/1152'))
     # HPCC records node facts: the new entry's identity is recorded, not assumed.
     assert entry['identity']['source'] == 'recorded'

@@ -6,7 +6,7 @@ import pytest
 from conftest import PROJECT
 from rfm import clusterbench
 
-from clusterbench import refdata
+from clusterbench import refdata, refdir
 
 GOOD = """\
 HPCCCheck:
@@ -121,16 +121,20 @@ def test_exponent_without_sign_is_text_in_yaml(tmp_path):
 
 
 def test_no_stale_references_in_the_project():
-    problems = refdata.stale_entries(
-        os.path.join(PROJECT, 'reference_data'),
-        os.path.join(PROJECT, 'site_configs'),
-        os.path.join(PROJECT, 'reframe_checks'),
-    )
-    assert problems == []
+    root = os.path.join(PROJECT, 'reference_data')
+    assert 'local' in refdir.systems(root)
+    for system in refdir.systems(root):
+        problems = refdata.stale_entries(
+            os.path.join(root, system),
+            os.path.join(PROJECT, 'site_configs'),
+            os.path.join(PROJECT, 'reframe_checks'),
+        )
+        assert problems == []
 
 
 def test_stale_entries_are_named(tmp_path):
-    (tmp_path / 'r.yaml').write_text(
+    (tmp_path / 'local').mkdir()
+    (tmp_path / 'local' / 'r.yaml').write_text(
         'HPCCCheck:\n'
         '  $index: [$partition, $environ]\n'
         "  'local:default':\n"
@@ -144,17 +148,54 @@ def test_stale_entries_are_named(tmp_path):
         "    x: [1, -0.1, 0.1, 'GB/s']\n"
     )
     problems = refdata.stale_entries(
-        str(tmp_path),
+        str(tmp_path / 'local'),
         os.path.join(PROJECT, 'site_configs'),
         os.path.join(PROJECT, 'reframe_checks'),
     )
     assert [p.split(': ', 1)[1] for p in problems] == [
         "HPCCCheck > local:default > gnu-oldmpi: environ 'gnu-oldmpi' is in no "
         'site config',
-        "HPCCCheck > atlantis:cpu: partition 'atlantis:cpu' is in no site config",
+        "HPCCCheck > atlantis:cpu: partition 'atlantis:cpu' is not of system "
+        f"'local': ReFrame never reads it here; its references belong in "
+        f'{tmp_path}/atlantis/',
         'GoneCheck: no such check in ' + os.path.join(PROJECT, 'reframe_checks') + '/',
     ]
-    assert problems[0].startswith(f'{tmp_path}/r.yaml:4:')
+    assert problems[0].startswith(f'{tmp_path}/local/r.yaml:4:')
+
+
+def test_references_of_another_system_or_of_no_system_are_stale(tmp_path):
+    # box is a system of the site configs, but its partitions are not found
+    # in local's directory; atlantis is none.
+    for system in ('local', 'atlantis'):
+        (tmp_path / system).mkdir()
+    (tmp_path / 'local' / 'r.yaml').write_text(
+        "HPCCCheck:\n  'box:cpu':\n    hpl: [1, -0.1, 0.1, 'GFlop/s']\n"
+    )
+    (tmp_path / 'atlantis' / 'r.yaml').write_text(
+        "HPCCCheck:\n  'atlantis:cpu':\n    hpl: [1, -0.1, 0.1, 'GFlop/s']\n"
+    )
+    result = clusterbench('references', 'check', str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    stale = [line for line in result.stdout.splitlines() if line.startswith('stale:')]
+    assert stale == [
+        f"stale: {tmp_path}/atlantis: system 'atlantis' is in no site config",
+        f'stale: {tmp_path}/atlantis/r.yaml:2: HPCCCheck > atlantis:cpu: partition '
+        "'atlantis:cpu' is in no site config",
+        f'stale: {tmp_path}/local/r.yaml:2: HPCCCheck > box:cpu: partition '
+        "'box:cpu' is not of system 'local': ReFrame never reads it here; its "
+        f'references belong in {tmp_path}/box/',
+    ]
+
+
+def test_a_reference_file_outside_every_system_directory_is_named(tmp_path):
+    (tmp_path / 'local').mkdir()
+    (tmp_path / 'hpcc.yaml').write_text(GOOD)
+    result = clusterbench('references', 'check', str(tmp_path))
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        f'clusterbench: error: {tmp_path}/hpcc.yaml: outside every system '
+        f'directory, ReFrame never reads it: move it to {tmp_path}/<system>/hpcc.yaml'
+    ]
 
 
 WIDE = """\
@@ -175,9 +216,10 @@ CGSolverCheck:
 
 
 def test_tolerances_too_wide_to_flag_a_regression_are_named(tmp_path):
-    (tmp_path / 'x.yaml').write_text(WIDE)
-    found = refdata.wide_tolerances(str(tmp_path))
-    path = tmp_path / 'x.yaml'
+    (tmp_path / 'local').mkdir()
+    path = tmp_path / 'local' / 'x.yaml'
+    path.write_text(WIDE)
+    found = refdata.wide_tolerances(str(tmp_path / 'local'))
     # Only the bad side counts: a wide band on the good side hides nothing.
     assert found == [
         f'{path}:5: HPCCCheck > local:default > gnu-openmpi > hpl: ±37 %: '
@@ -187,7 +229,7 @@ def test_tolerances_too_wide_to_flag_a_regression_are_named(tmp_path):
         f'{path}:13: CGSolverCheck > local:default > iterations: -20 %/+3 %: '
         'a 10 % regression cannot be flagged',
     ]
-    assert len(refdata.wide_tolerances(str(tmp_path), threshold=0.4)) == 0
+    assert len(refdata.wide_tolerances(str(path.parent), threshold=0.4)) == 0
     result = clusterbench(
         'references', 'check', str(tmp_path), '--max-tolerance', '0.3'
     )

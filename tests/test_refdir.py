@@ -34,10 +34,10 @@ def clusterbench(*args, env=None):
 
 def altered_copy(path, hpl):
     shutil.copytree(REFERENCES, path)
-    hpcc = path / 'hpcc.yaml'
+    hpcc = path / 'local' / 'hpcc.yaml'
     text = hpcc.read_text()
     altered, count = HPL_VALUE.subn(rf'\g<1>{hpl},', text, count=1)
-    assert count == 1, 'no hpl entry in reference_data/hpcc.yaml'
+    assert count == 1, 'no hpl entry in reference_data/local/hpcc.yaml'
     hpcc.write_text(altered)
     return path
 
@@ -102,7 +102,7 @@ def test_report_paths_are_stored_relative_to_the_results_root(tmp_path):
         '--write',
     )
     assert done.returncode == 0, done.stderr
-    prov = yaml.safe_load((refs / 'provenance' / 'x.yaml').read_text())
+    prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
     assert prov['T']['local:default/e']['reports'] == [
         'local/20261124T101010/report.json'
     ]
@@ -119,10 +119,10 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
 
     checked = clusterbench('references', 'check', env=env)
     assert checked.stdout.splitlines()[0] == f'references: {by_env}'
-    assert f'{by_env}/hpcc.yaml: 1 test(s)' in checked.stdout
+    assert f'{by_env}/local/hpcc.yaml: 1 test(s)' in checked.stdout
     # The altered copy's hpl no longer matches its provenance: named.
     assert checked.returncode == 1
-    assert f'inconsistent: {by_env}/provenance/hpcc.yaml: HPCCCheck >' in (
+    assert f'inconsistent: {by_env}/local/provenance/hpcc.yaml: HPCCCheck >' in (
         checked.stdout
     )
     checked = clusterbench(
@@ -165,7 +165,8 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
     case['processor_facts'] = {'arch': 'x86_64_v4', 'model': 'AMD EPYC', 'num_cpus': 2}
     # The committed HPCC reference's own key: the machine kind and HPL order
     # it was made with (not this host's: compare reads the case, not the host).
-    refs = yaml.safe_load((by_env / 'hpcc.yaml').read_text())['HPCCCheck']
+    refs = yaml.safe_load((by_env / 'local' / 'hpcc.yaml').read_text())
+    refs = refs['HPCCCheck']
     case['reference_index'] = refs['$index']
     level = refs['local:default']['gnu-openmpi']['x86_64_v4']['AMD EPYC']
     case['cpu_kind'] = next(iter(level))
@@ -199,7 +200,7 @@ def test_run_judges_against_the_directory_it_validates(tmp_path):
     shutil.copytree(REFERENCES, refs)
     # An hpl reference this machine has whatever its processor, which no
     # reference_data/ holds.
-    (refs / 'hpcc.yaml').write_text(
+    (refs / 'local' / 'hpcc.yaml').write_text(
         "HPCCCheck:\n  $index: [$partition, $environ]\n  'local:default':\n"
         "    gnu-openmpi:\n      hpl: [12.34, -1.0, 1000.0, 'GFlop/s']\n"
     )

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.integration
 
 TINY = ('-n', '^HPCCCheck$', '-S', 'hpl_n=960', '-S', 'hpl_nb=96')
 HPL = '      hpl: [86.65, -0.37, 0.37, GFlop/s]\n'
-#: The test's own hpcc.yaml (the project's changes with every re-recording):
+#: The test's own local/hpcc.yaml (the project's changes with every re-recording):
 #: line 11 is the hpl entry.
 HPCC = (
     '# A reference file of this test.\n#\n#\n'
@@ -57,7 +57,9 @@ def broken_copy(tmp_path, what):
     lines = HPCC.splitlines(keepends=True)
     assert lines[10] == HPL
     lines[10] = BROKEN[what][0]
-    (refs / 'hpcc.yaml').write_bytes(''.join(lines).encode(errors='surrogateescape'))
+    (refs / 'local' / 'hpcc.yaml').write_bytes(
+        ''.join(lines).encode(errors='surrogateescape')
+    )
     return refs
 
 
@@ -72,10 +74,10 @@ def test_plain_reframe_fails_the_test_in_setup(tmp_path, what):
     case = only_case(report)
     assert case['fail_phase'] == 'setup'
     assert case['fail_reason'].startswith(
-        f'reference parse error: {refs}/hpcc.yaml:11: '
+        f'reference parse error: {refs}/local/hpcc.yaml:11: '
     )
     assert case['fail_reason'].endswith(BROKEN[what][1])
-    assert f'Reason: reference parse error: {refs}/hpcc.yaml:11: ' in out
+    assert f'Reason: reference parse error: {refs}/local/hpcc.yaml:11: ' in out
     assert 'Traceback' not in out
 
 
@@ -102,7 +104,7 @@ def test_clusterbench_run_fails_naming_file_and_line(tmp_path):
     )
     out = result.stdout + result.stderr
     assert result.returncode != 0, out
-    assert f'{refs}/{BROKEN["bracket"][1]}' in out
+    assert f'{refs}/local/{BROKEN["bracket"][1]}' in out
     assert 'Traceback' not in out
 
 
@@ -136,6 +138,7 @@ def test_the_project_file_is_named_relative_to_the_project(tmp_path):
         env={**env, 'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')},
     )
     assert result.returncode != 0
-    assert f'Reason: reference parse error: reference_data/{BROKEN["bracket"][1]}' in (
-        result.stdout
+    assert (
+        f'Reason: reference parse error: reference_data/local/{BROKEN["bracket"][1]}'
+        in (result.stdout)
     )

@@ -45,7 +45,7 @@ def run_report(path, files=ALL, factor=1.01, uuid='s-new'):
     file, measured *factor* times its reference: an update of every file."""
     cases = []
     for name in files:
-        with open(os.path.join(REFERENCES, f'{name}.yaml')) as f:
+        with open(os.path.join(REFERENCES, 'local', f'{name}.yaml')) as f:
             refs = yaml.safe_load(f)
         for test, body in refs.items():
             index, key, figures = _first_leaf(body)
@@ -115,10 +115,13 @@ def command(capsys, *args):
 
 
 def contents(directory):
-    """{relative path: (bytes, mode)} of every file of a reference directory."""
+    """{relative path: (bytes, mode)} of every file of a reference directory
+    but the lock (made by the first update of a system directory)."""
     found = {}
     for folder, _, names in os.walk(directory):
         for name in names:
+            if name == refstore.LOCK:
+                continue
             path = os.path.join(folder, name)
             with open(path, 'rb') as f:
                 found[os.path.relpath(path, directory)] = (
@@ -130,7 +133,9 @@ def contents(directory):
 
 def hpcc_entry(directory):
     """The key of the one HPCC entry of the provenance in *directory*."""
-    prov = yaml.safe_load((directory / 'provenance' / 'hpcc.yaml').read_text())
+    prov = yaml.safe_load(
+        (directory / 'local' / 'provenance' / 'hpcc.yaml').read_text()
+    )
     (key,) = prov['HPCCCheck']
     return key
 
@@ -140,8 +145,8 @@ def store(tmp_path):
     """A copy of reference_data/ with modes of its own (kept by every write)."""
     directory = tmp_path / 'refs'
     shutil.copytree(REFERENCES, directory)
-    os.chmod(directory / 'hpcc.yaml', 0o640)
-    os.chmod(directory / 'provenance' / 'npb.yaml', 0o604)
+    os.chmod(directory / 'local' / 'hpcc.yaml', 0o640)
+    os.chmod(directory / 'local' / 'provenance' / 'npb.yaml', 0o604)
     return directory
 
 
@@ -185,15 +190,15 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
             if step.startswith('renamed ') and '/' not in step:
                 # A new reference beside its old provenance: named as such.
                 name = step.split()[1]
-                assert f'inconsistent: {work}/provenance/{name}: ' in out, out
+                assert f'inconsistent: {work}/local/provenance/{name}: ' in out, out
                 mismatches += 1
             rc, out = command(capsys, 'repair', '--references', str(work))
             assert rc == 0, (k, out)
             forward = k >= commit
             assert ('rolled forward' if forward else 'rolled back') in out, (k, out)
             # What check verifies, without its site-config part (time).
-            assert refprov.inconsistencies(str(work)) == [], k
-            assert refstore.leftovers(str(work)) == [], k
+            assert refprov.inconsistencies(str(work / 'local')) == [], k
+            assert refstore.leftovers(str(work / 'local')) == [], k
         after = contents(work)
         assert set(after) == set(old), (k, set(after) ^ set(old))
         version = 'new' if k >= commit else 'old'
@@ -227,19 +232,19 @@ def test_the_next_update_repairs_an_interrupted_one(store, tmp_path):
     result = update(store, report)
     assert result.returncode == 0, result.stderr
     assert 'rolled forward the interrupted update' in result.stdout
-    assert refprov.inconsistencies(str(store)) == []
-    assert refstore.leftovers(str(store)) == []
+    assert refprov.inconsistencies(str(store / 'local')) == []
+    assert refstore.leftovers(str(store / 'local')) == []
 
 
 def test_check_names_a_reference_changed_without_its_provenance(store, capsys):
-    path = store / 'hpcc.yaml'
+    path = store / 'local' / 'hpcc.yaml'
     path.write_text(re.sub(r'hpl: \[[^,]+,', 'hpl: [99.0,', path.read_text(), count=1))
     rc, out = command(capsys, 'check', str(store), *SITE_OPTIONS)
     assert rc == 1
     assert (
-        f'inconsistent: {store}/provenance/hpcc.yaml: HPCCCheck > '
+        f'inconsistent: {store}/local/provenance/hpcc.yaml: HPCCCheck > '
         f'{hpcc_entry(store)}: does not match the reference entry in '
-        f'{store}/hpcc.yaml'
+        f'{store}/local/hpcc.yaml'
     ) in out
     rc, out = command(capsys, 'repair', '--references', str(store))
     assert rc == 1
@@ -269,12 +274,12 @@ def test_a_second_writer_waits_for_the_first(store, tmp_path):
     for proc in (first, second):
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err
-    prov = yaml.safe_load((store / 'provenance' / 'hpcc.yaml').read_text())
+    prov = yaml.safe_load((store / 'local' / 'provenance' / 'hpcc.yaml').read_text())
     entry = prov['HPCCCheck'][hpcc_entry(store)]
     assert entry['sessions'] == ['s-b']
     assert entry['history'][0]['sessions'] == ['s-a']
-    assert refprov.inconsistencies(str(store)) == []
-    assert refstore.leftovers(str(store)) == []
+    assert refprov.inconsistencies(str(store / 'local')) == []
+    assert refstore.leftovers(str(store / 'local')) == []
 
 
 def test_a_new_file_gets_the_umask_mode(tmp_path):
@@ -286,8 +291,9 @@ def test_a_new_file_gets_the_umask_mode(tmp_path):
     finally:
         os.umask(old)
     assert result.returncode == 0, result.stderr
-    assert stat.S_IMODE(os.stat(refs / 'netpipe.yaml').st_mode) == 0o640
-    assert stat.S_IMODE(os.stat(refs / 'provenance' / 'netpipe.yaml').st_mode) == 0o640
+    assert stat.S_IMODE(os.stat(refs / 'local' / 'netpipe.yaml').st_mode) == 0o640
+    prov = refs / 'local' / 'provenance' / 'netpipe.yaml'
+    assert stat.S_IMODE(os.stat(prov).st_mode) == 0o640
 
 
 @pytest.fixture
@@ -319,7 +325,7 @@ def test_room_for_the_reference_but_not_its_provenance(small_tmpfs, tmp_path, ca
     result = update(refs, report)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
-        f'clusterbench: error: {refs}/provenance/hpcc.yaml: no space left on '
+        f'clusterbench: error: {refs}/local/provenance/hpcc.yaml: no space left on '
         'device; nothing was changed'
     ]
     assert contents(refs) == before

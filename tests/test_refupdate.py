@@ -120,7 +120,7 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
         'references', 'update', '--from', first, '--directory', str(refs), '--write'
     )
     assert wrote.returncode == 0, wrote.stderr
-    assert refdata.check_file(str(refs / 'x.yaml')) == {'T': 2}
+    assert refdata.check_file(str(refs / 'local' / 'x.yaml')) == {'T': 2}
     second = report(tmp_path, 'b.json', [case('T', {'bw': 20.0})], uuid='s2')
     again = clusterbench(
         'references', 'update', '--from', second, '--directory', str(refs), '--write'
@@ -129,13 +129,13 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
         '~ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s -3%/+3% -> 20'
         in again.stdout
     )
-    data = yaml.safe_load((refs / 'x.yaml').read_text())
+    data = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())
     leaf = data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert leaf == {
         'bw': [20.0, -0.03, 0.03, 'GB/s'],
         'lat': [2.0, -0.03, 0.03, 'GB/s'],
     }
-    prov = yaml.safe_load((refs / 'provenance' / 'x.yaml').read_text())
+    prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
     entry = prov['T']['local:default/gnu-openmpi/AMD EPYC']
     assert entry['sessions'] == ['s2']
     assert entry['reports'] == ['b.json']  # never an absolute path
@@ -160,8 +160,9 @@ def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
         t.start()
     for t in threads:
         t.join()
-    assert refdata.check_file(os.path.join(refs, 'x.yaml')) == {'T': 8}
+    assert refdata.check_file(os.path.join(refs, 'local', 'x.yaml')) == {'T': 8}
     assert not [f for f in os.listdir(refs) if f.startswith('.tmp-')]
+    assert os.listdir(refs) == ['local']
 
 
 def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
@@ -170,7 +171,7 @@ def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
     c = case('T', {'bw': 1.0}, stencil=7, ranks='1')
     path = report(tmp_path, 'r.json', [copy.deepcopy(c)])
     refupdate.write(refupdate.propose(refupdate.collect([path])), str(tmp_path), [path])
-    data = yaml.safe_load((tmp_path / 'x.yaml').read_text())
+    data = yaml.safe_load((tmp_path / 'local' / 'x.yaml').read_text())
     assert 7 in data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert '1' in data['T']['local:default']['gnu-openmpi']['AMD EPYC'][7]
 
@@ -199,13 +200,13 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
     assert wrote.returncode == 0, wrote.stderr
     assert '> bw: 10 GB/s -3%/+∞' in wrote.stdout
     assert '> time: 2 s -∞/+3%' in wrote.stdout
-    leaf = yaml.safe_load((refs / 'x.yaml').read_text())['T']['local:default']
+    leaf = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())['T']['local:default']
     leaf = leaf['gnu-openmpi']['AMD EPYC']
     assert leaf['bw'] == [10.0, -0.03, None, 'GB/s']
     assert leaf['time'] == [2.0, None, 0.03, 's']
     # No better direction: both sides stay bounded.
     assert leaf['iterations'] == [7.0, -0.03, 0.03, '']
-    assert refdata.check_file(str(refs / 'x.yaml')) == {'T': 3}
+    assert refdata.check_file(str(refs / 'local' / 'x.yaml')) == {'T': 3}
 
     def judged(name, value, unit):
         ref, lower, upper, _ = leaf[name]
@@ -219,3 +220,47 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
     assert judged('bw', 9.0, 'GB/s') == (verdict.SLOWER, False)
     assert judged('time', 0.1, 's') == (verdict.PASS, True)
     assert judged('time', 2.2, 's') == (verdict.SLOWER, False)
+
+
+def test_update_writes_only_into_the_directories_of_the_reports_systems(tmp_path):
+    refs = tmp_path / 'refs'
+    (refs / 'other').mkdir(parents=True)
+    untouched = "T:\n  'other:p':\n    bw: [5.0, -0.1, 0.1, GB/s]\n"
+    (refs / 'other' / 'x.yaml').write_text(untouched)
+    on_box = case('T', {'bw': 30.0})
+    on_box['system'] = 'box'
+    on_box['perfvalues'] = {'box:default:bw': [30.0, 0, None, None, 'GB/s', 'pass']}
+    path = report(tmp_path, 'r.json', [case('T', {'bw': 10.0}), on_box])
+    wrote = clusterbench(
+        'references', 'update', '--from', path, '--directory', str(refs), '--write'
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    assert f'wrote {refs}/box/x.yaml' in wrote.stdout
+    assert f'wrote {refs}/local/x.yaml' in wrote.stdout
+    # Each system's figures in its own directory, with its own provenance.
+    local = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())['T']
+    box = yaml.safe_load((refs / 'box' / 'x.yaml').read_text())['T']
+    assert list(local) == ['$index', 'local:default']
+    assert list(box) == ['$index', 'box:default']
+    assert box['box:default']['gnu-openmpi']['AMD EPYC']['bw'][0] == 30.0
+    prov = yaml.safe_load((refs / 'box' / 'provenance' / 'x.yaml').read_text())
+    assert list(prov['T']) == ['box:default/gnu-openmpi/AMD EPYC']
+    # A system none of the reports ran on is left as it was, no file added.
+    assert (refs / 'other' / 'x.yaml').read_text() == untouched
+    assert sorted(os.listdir(refs / 'other')) == ['x.yaml']
+    # Journal and lock of each update stay in its system's directory.
+    assert sorted(p.name for p in refs.iterdir()) == ['box', 'local', 'other']
+
+
+def test_a_system_name_that_leads_out_of_the_root_is_refused(tmp_path):
+    bad = case('T', {'bw': 1.0})
+    bad['system'] = '../outside'
+    path = report(tmp_path, 'r.json', [bad])
+    result = clusterbench(
+        'references', 'update', '--from', path, '--directory', str(tmp_path / 'refs')
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "clusterbench: error: '../outside': not a system name"
+    ]
+    assert not (tmp_path / 'outside').exists()

@@ -115,7 +115,7 @@ def test_a_reference_file_outside_the_references_is_not_read(tmp_path, fixtures_
     # report points the reference look-up at a file elsewhere.
     directory = session(
         tmp_path,
-        case('HPCCCheck', outputdir='out', reference_file='../v/secret.yaml'),
+        case('HPCCCheck', outputdir='out', reference_file='../../v/secret.yaml'),
     )
     (directory / 'out').mkdir()
     shutil.copy(
@@ -132,7 +132,7 @@ def test_a_reference_file_outside_the_references_is_not_read(tmp_path, fixtures_
     )
     rows = replay_rows(result)
     assert len(rows) == 1
-    assert "reference file '../v/secret.yaml' is outside" in rows[0]
+    assert "reference file '../../v/secret.yaml' is outside" in rows[0]
     # The same output with the reference file it should name: judged.
     report = json.loads((directory / 'report.json').read_text())
     report['runs'][0]['testcases'][0]['reference_file'] = 'hpcc.yaml'

@@ -44,8 +44,8 @@ SELECT = (
 @pytest.fixture(scope='module')
 def history(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('trend')
-    (tmp / 'refs').mkdir()
-    (tmp / 'refs' / 'cgsolver.yaml').write_text(REFS)
+    (tmp / 'refs' / 'local').mkdir(parents=True)
+    (tmp / 'refs' / 'local' / 'cgsolver.yaml').write_text(REFS)
     db = tmp / 'results.db'
     env = {'RFM_SQLITE_DB_FILE': str(db), 'RFM_REFERENCE_PREFIX': str(tmp / 'refs')}
     uuids = []

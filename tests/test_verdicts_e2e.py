@@ -72,8 +72,8 @@ def table_of(stdout):
 @pytest.fixture(scope='module')
 def tmp(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('verdicts')
-    (tmp / 'refs').mkdir()
-    (tmp / 'refs' / 'cgsolver.yaml').write_text(REFS)
+    (tmp / 'refs' / 'local').mkdir(parents=True)
+    (tmp / 'refs' / 'local' / 'cgsolver.yaml').write_text(REFS)
     return tmp
 
 

@@ -21,7 +21,7 @@ def _leaves(tree):
 
 def test_every_referenced_figure_has_a_direction_unless_it_is_a_count():
     seen = set()
-    for path in glob.glob(os.path.join(PROJECT, 'reference_data', '*.yaml')):
+    for path in glob.glob(os.path.join(PROJECT, 'reference_data', '*', '*.yaml')):
         with open(path) as f:
             seen.update(_leaves(yaml.safe_load(f)))
     assert len(seen) > 20
