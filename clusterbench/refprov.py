@@ -59,12 +59,29 @@ def _load(path):
         return {}  # `references check` names a malformed file on its own
 
 
+def records(prov):
+    """The entries of a parsed provenance file: {test: {key: entry}}, without
+    its retired records (``$retired``: references taken out of use, kept whole
+    with their provenance and the reason)."""
+    return {
+        test: entries
+        for test, entries in (prov or {}).items()
+        if not str(test).startswith('$')
+    }
+
+
 def inconsistencies(directory):
     """Lines naming every reference entry whose provenance is missing or
     does not match it, and every provenance entry that describes nothing."""
     problems = []
-    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
-        prov_path = os.path.join(directory, PROVENANCE_DIR, os.path.basename(path))
+    names = {
+        os.path.basename(p)
+        for pattern in ('*.yaml', os.path.join(PROVENANCE_DIR, '*.yaml'))
+        for p in glob.glob(os.path.join(directory, pattern))
+    }
+    for file_name in sorted(names):
+        path = os.path.join(directory, file_name)
+        prov_path = os.path.join(directory, PROVENANCE_DIR, file_name)
         found = leaves(_load(path))
         prov = _load(prov_path)
         if prov is None:
@@ -73,7 +90,7 @@ def inconsistencies(directory):
             continue
         recorded = {
             (test, key): entry
-            for test, entries in prov.items()
+            for test, entries in records(prov).items()
             if isinstance(entries, dict)
             for key, entry in entries.items()
         }

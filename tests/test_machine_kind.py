@@ -127,19 +127,37 @@ def test_references_check_names_references_of_another_machine():
     ), lines
 
 
-def test_migrated_provenance_says_the_identity_was_assigned_not_recorded():
+def test_every_local_reference_has_a_measured_identity():
+    # Issue 16: the provenance of every reference in use names the CPU it was
+    # measured on; references whose kind was assigned at migration were
+    # retired, kept whole beside the reason.
     import yaml
 
-    for name in ('cgsolver', 'hpcc', 'netpipe', 'npb'):
-        with open(os.path.join(REFERENCES, 'local', 'provenance', f'{name}.yaml')) as f:
+    from clusterbench import refprov
+
+    folder = os.path.join(REFERENCES, 'local', 'provenance')
+    retired = 0
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as f:
             prov = yaml.safe_load(f)
-        for entries in prov.values():
+        for entries in refprov.records(prov).values():
             for where, entry in entries.items():
                 ident = entry['identity']
+                assert ident['source'] == 'recorded', where
                 assert ident['cpu_kind'] in where.split('/'), where
-                assert ident['source'] in ('migrated', 'recorded'), where
-                if ident['source'] == 'migrated':
-                    assert ident['family'] == ident['cpu_kind'].split('-')[1]
+                for fact in ('family', 'model', 'stepping', 'microcode'):
+                    assert ident.get(fact) not in (None, '', 'absent'), (where, fact)
+                for history in entry.get('history', []):
+                    old = history.get('identity') or {}
+                    if old.get('source') == 'migrated':
+                        assert old['family'] == old['cpu_kind'].split('-')[1]
+        for record in prov.get('$retired', []):
+            assert record['reason'] and record['references'] and record['provenance']
+            for entries in record['provenance'].values():
+                for entry in entries.values():
+                    assert entry['identity']['source'] == 'migrated'
+                    retired += 1
+    assert retired == 13  # the NPB references of local
 
 
 # -- HPCC: references keyed by HPL's N (issue 22, item 9) ----------------------

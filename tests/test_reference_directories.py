@@ -243,3 +243,42 @@ def test_plain_reframe_finds_the_references_in_the_systems_directory(
     )  # fmt: skip
     rows = list(csv.DictReader(io.StringIO(compared.stdout)))
     assert rows and {row['verdict'] for row in rows} == {'no reference'}, rows
+
+
+def test_retired_references_stay_whole_and_out_of_use(tmp_path):
+    # The project's retired NPB references of local: out of the reference
+    # file, kept whole in the provenance, ignored by check, kept by updates.
+    root = tmp_path / 'refs'
+    shutil.copytree(os.path.join(PROJECT, 'reference_data'), root)
+    prov_path = root / 'local' / 'provenance' / 'npb.yaml'
+    before = yaml.safe_load(prov_path.read_text())
+    (record,) = before['$retired']
+    assert not (root / 'local' / 'npb.yaml').exists()
+    assert 'NPBCheck' in record['references'] and 'NPBCheck' in record['provenance']
+    assert 'no NPB tree' in record['reason']
+    checked = references('check', str(root), *SITE_OPTIONS)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert 'npb' not in checked.stdout
+    # NPB recorded by a site with a real tree: the retired record stays.
+    npb = case('local', 'default', 1000.0)
+    npb.update(name='NPBCheck', display_name='NPBCheck', reference_file='npb.yaml')
+    npb['perfvalues'] = {
+        'local:default:mops_total': [1000.0, 0, None, None, 'Mop/s', 'pass']
+    }
+    made = references(
+        'update', '--from', report(tmp_path / 'npb.json', npb),
+        '--references', str(root), '--write',
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    after = yaml.safe_load(prov_path.read_text())
+    assert after['$retired'] == before['$retired']
+    assert list(after['NPBCheck']) == ['local:default/gnu-openmpi']
+    assert references('check', str(root), *SITE_OPTIONS).returncode == 0
+    # A provenance entry in use whose reference file is gone is named.
+    (root / 'local' / 'npb.yaml').unlink()
+    checked = references('check', str(root), *SITE_OPTIONS)
+    assert checked.returncode == 1
+    assert (
+        f'inconsistent: {prov_path}: NPBCheck > local:default/gnu-openmpi: '
+        f'describes no reference entry in {root}/local/npb.yaml'
+    ) in checked.stdout

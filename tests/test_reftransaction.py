@@ -25,7 +25,7 @@ SITE_OPTIONS = [
     '--checks',
     os.path.join(PROJECT, 'reframe_checks'),
 ]
-ALL = ('cgsolver', 'hpcc', 'netpipe', 'npb')
+ALL = ('cgsolver', 'hpcc', 'netpipe')
 LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
