@@ -288,7 +288,7 @@ def parser():
     )
     cmp.set_defaults(func=_compare)
 
-    refs = sub.add_parser('references', help='work with reference_data/')
+    refs = sub.add_parser('references', help='work with reference_data/<system>/')
     refs_sub = refs.add_subparsers(dest='action', required=True)
     chk = refs_sub.add_parser('check', help='validate every reference file')
     chk.add_argument('directory', nargs='?', help=REFERENCES_HELP)

@@ -2,7 +2,7 @@
 
 Nothing is re-run. For every test case of a stored session, the benchmark's
 own output is parsed and verified again by the check's parser, and the
-figures are judged against the references now in reference_data/.
+figures are judged against the references now in reference_data/<system>/.
 
 A report is data, never code: the parser is chosen from :data:`PARSERS` by the
 test's class name (whatever a report's ``replay_parser`` says is ignored), and

@@ -2,7 +2,7 @@
 
 Processor facts come from ReFrame's own detector at configuration load (ReFrame
 only auto-detects partitions whose launcher is ``local``), and the references
-for ``local`` are keyed by them (see reference_data/), so a machine of another
+for ``local`` are keyed by them (see reference_data/local/), so a machine of another
 kind gets a visible *no reference* state.
 """
 

@@ -9,7 +9,7 @@ that fall outside the population or the partition's link specification.
 The specification is the partition's ``extras.acceptance`` (site config):
 ``link_bandwidth_min_mbs``, ``link_latency_max_us``, ``link_stall_max``
 (fraction of round trips slower than the stall threshold) and
-``link_msgrate_min_mmps``. Unless ``reference_data/fabric.yaml`` gives the
+``link_msgrate_min_mmps``. Unless ``reference_data/<system>/fabric.yaml`` gives the
 check references of its own, they become ReFrame references of the worst
 link's figures, so ReFrame (and ``clusterbench compare``) judge them too.
 """
