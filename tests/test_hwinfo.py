@@ -401,3 +401,27 @@ def test_job_script_line_per_node():
     assert spanning.startswith(
         'env -u LD_PRELOAD srun -n 8 py -m clusterbench.machine.hwinfo'
     )
+
+
+def test_library_probe_needs_no_clusterbench_on_the_path(tmp_path):
+    """libprobe.py is run by file path in a child interpreter. Isolated (no
+    PYTHONPATH, no cwd, no site-packages: no clusterbench to import), it gives
+    what the collector's own probe gives on this node."""
+    import ctypes.util
+
+    from clusterbench.machine import libprobe, softfacts
+
+    proc = subprocess.run(
+        [sys.executable, '-I', '-S', libprobe.__file__],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={'PATH': os.environ.get('PATH', ''), 'OPENBLAS_NUM_THREADS': '1'},
+    )
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    assert found == softfacts.probe_libraries()
+    if ctypes.util.find_library('openblas'):
+        assert found['openblas']['config'].startswith('OpenBLAS ')
+        assert os.path.isfile(found['openblas']['path'])
