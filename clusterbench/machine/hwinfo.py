@@ -7,9 +7,14 @@ HCAs and ports, and the MPI, UCX, libfabric, compiler and BLAS versions. A
 fact that cannot be had is the string ``'absent'``, and ``facts['absent']``
 says why, keyed by the fact's dotted path. Nothing here raises on odd input.
 
-    python -m clusterbench.machine.hwinfo                       JSON on stdout
-    python -m clusterbench.machine.hwinfo --output-dir DIR      DIR/<hostname>.json
-    python -m clusterbench.machine.hwinfo --summary             the one-screen digest
+This module is the command and the public face; the work is in its parts:
+nodefacts (the collector: CPU, memory, NUMA, platform), netfacts (network,
+InfiniBand), softfacts (versions; the library probe libprobe.py), digest
+(summary and identity) and factreader (what they share).
+
+    python -m clusterbench.machine.hwinfo                   JSON on stdout
+    python -m clusterbench.machine.hwinfo --output-dir DIR  DIR/<hostname>.json
+    python -m clusterbench.machine.hwinfo --summary         the one-screen digest
 """
 
 import argparse

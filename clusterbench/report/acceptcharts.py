@@ -18,8 +18,6 @@ from clusterbench.report.plotkit import (
     set_title,
 )
 
-# ------------------------------------------------------------- acceptance
-
 
 def node_chart(plots, group):
     hosts = sorted(group.values)

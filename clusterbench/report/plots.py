@@ -29,8 +29,6 @@ from clusterbench.report.charts import (
 from clusterbench.report.plotkit import RC, PlotSet
 from clusterbench.report.trendplot import trend_chart
 
-# ------------------------------------------------------------------ all
-
 _TASKS = []  # read by forked workers
 
 

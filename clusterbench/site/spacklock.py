@@ -24,8 +24,6 @@ from clusterbench.site.spackmanifest import (
     spec_version,
 )
 
-# -- locks ------------------------------------------------------------------
-
 
 @dataclasses.dataclass
 class Lock:

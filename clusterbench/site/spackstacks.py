@@ -21,8 +21,6 @@ from clusterbench.site.spackmanifest import (
     spec_version,
 )
 
-# -- which environment a partition uses ---------------------------------------
-
 
 def environment_for(
     system, partition, environ, extras=None, root=ENVS_ROOT, project=PROJECT
