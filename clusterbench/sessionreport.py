@@ -10,7 +10,8 @@ per node, that energy was not available and why.
 
 import textwrap
 
-from clusterbench import conditions, hwinfo, profile, runreport
+from clusterbench import profile, runreport
+from clusterbench.machine import conditions, hwinfo
 
 
 def _configuration(case):

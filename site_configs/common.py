@@ -149,7 +149,7 @@ def cpu_kind():
     taken to be of that kind (tests; a login node describing its compute
     nodes). ``'unknown'`` when the file names no vendor, family and model.
     """
-    from clusterbench.hwinfo import cpu_kind_of_file
+    from clusterbench.machine.hwinfo import cpu_kind_of_file
 
     return cpu_kind_of_file(os.environ.get('CLUSTERBENCH_CPUINFO', '/proc/cpuinfo'))
 

@@ -12,8 +12,8 @@ import threading
 import pytest
 from conftest import PROJECT
 
-from clusterbench import energy
 from clusterbench.errors import ClusterbenchError
+from clusterbench.machine import energy
 
 SYSFS = os.path.join(PROJECT, 'tests', 'data', 'sysfs')
 IB_NODE = os.path.join(SYSFS, 'ib-node')
@@ -226,7 +226,7 @@ def test_torn_or_missing_sample_files(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.energy', *args],
+        [sys.executable, '-m', 'clusterbench.machine.energy', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,

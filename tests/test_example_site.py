@@ -11,7 +11,8 @@ import pytest
 from conftest import PROJECT
 from reframe.core import config as rfm_config
 
-from clusterbench import linkpeak, spackenv
+from clusterbench.machine import linkpeak
+from clusterbench.site import spackenv
 
 EXAMPLE = os.path.join(PROJECT, 'site_configs', 'example-site.py')
 

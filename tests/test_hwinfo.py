@@ -9,8 +9,8 @@ import sys
 import pytest
 from conftest import PROJECT, read
 
-from clusterbench import hwinfo
-from clusterbench.hwinfo import ABSENT
+from clusterbench.machine import factreader, hwinfo
+from clusterbench.machine.hwinfo import ABSENT
 
 SYSFS = os.path.join(PROJECT, 'tests', 'data', 'sysfs')
 IB_NODE = os.path.join(SYSFS, 'ib-node')
@@ -279,7 +279,7 @@ def test_unreadable_files_make_absent_facts_not_errors(monkeypatch):
             raise PermissionError(13, 'Permission denied', path)
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(hwinfo, 'open', guarded, raising=False)
+    monkeypatch.setattr(factreader, 'open', guarded, raising=False)
     facts = collector(IB_NODE).collect()
     assert facts['frequency']['max_mhz'] == ABSENT
     assert facts['frequency']['min_mhz'] == 800
@@ -341,7 +341,7 @@ def test_one_file_per_node(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.hwinfo', *args],
+        [sys.executable, '-m', 'clusterbench.machine.hwinfo', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,
@@ -394,8 +394,34 @@ def test_job_script_line_per_node():
 
     local = collect_command('/stage/t/hwinfo', python='/venv/bin/python')
     assert local == (
-        'env -u LD_PRELOAD /venv/bin/python -m clusterbench.hwinfo '
+        'env -u LD_PRELOAD /venv/bin/python -m clusterbench.machine.hwinfo '
         '--output-dir /stage/t/hwinfo'
     )
     spanning = collect_command('/s/hw', python='py', launcher='srun -n 8')
-    assert spanning.startswith('env -u LD_PRELOAD srun -n 8 py -m clusterbench.hwinfo')
+    assert spanning.startswith(
+        'env -u LD_PRELOAD srun -n 8 py -m clusterbench.machine.hwinfo'
+    )
+
+
+def test_library_probe_needs_no_clusterbench_on_the_path(tmp_path):
+    """libprobe.py is run by file path in a child interpreter. Isolated (no
+    PYTHONPATH, no cwd, no site-packages: no clusterbench to import), it gives
+    what the collector's own probe gives on this node."""
+    import ctypes.util
+
+    from clusterbench.machine import libprobe, softfacts
+
+    proc = subprocess.run(
+        [sys.executable, '-I', '-S', libprobe.__file__],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={'PATH': os.environ.get('PATH', ''), 'OPENBLAS_NUM_THREADS': '1'},
+    )
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    assert found == softfacts.probe_libraries()
+    if ctypes.util.find_library('openblas'):
+        assert found['openblas']['config'].startswith('OpenBLAS ')
+        assert os.path.isfile(found['openblas']['path'])

@@ -2,8 +2,8 @@
 
 import pytest
 
-from clusterbench import linkpeak
-from clusterbench.linkpeak import LinkPeakError
+from clusterbench.machine import linkpeak
+from clusterbench.machine.linkpeak import LinkPeakError
 
 SDR_4X_PCIE1_X8 = {
     'link': {'rate_gbps': 10, 'encoding': '8b10b', 'width': 4},

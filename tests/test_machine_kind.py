@@ -11,7 +11,8 @@ import pytest
 from conftest import PROJECT
 from rfm import only_case, reframe, tool
 
-from clusterbench import hwinfo, reflookup
+from clusterbench import reflookup
+from clusterbench.machine import hwinfo
 
 pytestmark = pytest.mark.integration
 

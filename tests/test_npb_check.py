@@ -23,8 +23,9 @@ from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import hwinfo, npb_makedef, reflookup, runreport
+from clusterbench import npb_makedef, reflookup, runreport
 from clusterbench.checks import npb as checks_npb
+from clusterbench.machine import hwinfo
 from clusterbench.parsers import npb
 
 pytestmark = pytest.mark.integration

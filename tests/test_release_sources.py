@@ -22,8 +22,9 @@ from conftest import PROJECT
 from reframe.utility.cpuinfo import cpuinfo
 from rfm import CONFIG, reframe, tool
 
-from clusterbench import lastlevelcache, sources
+from clusterbench import sources
 from clusterbench.checks import stream as stream_check
+from clusterbench.machine import lastlevelcache
 
 FAKE_NPB = os.path.join(PROJECT, 'tests', 'data', 'fake_npb')
 FAKE_STREAM = os.path.join(PROJECT, 'tests', 'data', 'fake_stream', 'stream.c')

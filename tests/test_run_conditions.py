@@ -13,8 +13,9 @@ import pytest
 from conftest import PROJECT
 from rfm import clusterbench, only_case, reframe, tool
 
-from clusterbench import conditions, hwinfo, refupdate, runreport, verdict
+from clusterbench import refupdate, runreport, verdict
 from clusterbench.errors import ClusterbenchError
+from clusterbench.machine import conditions, hwinfo
 
 PYTHON = sys.executable
 
@@ -119,7 +120,7 @@ def test_the_wrapper_measures_the_ranks_keeps_the_exit_code_and_the_preload(tmp_
     env = {**os.environ, 'PYTHONPATH': PROJECT, '_CB_LD_PRELOAD': 'libx.so'}
     env.pop('LD_PRELOAD', None)
     proc = subprocess.run(
-        [PYTHON, '-m', 'clusterbench.conditions', 'wrap', '-o', str(out)]
+        [PYTHON, '-m', 'clusterbench.machine.conditions', 'wrap', '-o', str(out)]
         + ['--ranks', '1', '--local', '--', PYTHON, '-c', busy],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip

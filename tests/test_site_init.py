@@ -13,8 +13,8 @@ import sys
 import pytest
 from conftest import PROJECT
 
-from clusterbench import sitefacts, siteinit, spackenv
-from clusterbench.sitefacts import Todo
+from clusterbench.site import sitefacts, siteinit, spackenv
+from clusterbench.site.sitefacts import Todo
 from clusterbench.testcluster import testing
 
 REASON = testing.unavailable()

@@ -19,8 +19,8 @@ import pytest
 from conftest import PROJECT
 from rfm import reframe
 
-from clusterbench import spackenv
 from clusterbench.parsers import stream
+from clusterbench.site import spackenv
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ import shutil
 import pytest
 from conftest import PROJECT
 
-from clusterbench import spackenv
+from clusterbench.site import spackenv
 
 ENVS = spackenv.find_environments()
 #: Systems with environments whose site configuration may not be written yet:

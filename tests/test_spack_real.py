@@ -16,7 +16,7 @@ import subprocess
 import pytest
 from rfm import reframe
 
-from clusterbench import spackenv
+from clusterbench.site import spackenv
 
 SPACK = os.environ.get('CLUSTERBENCH_SPACK') or shutil.which('spack')
 ENVS = spackenv.find_environments()

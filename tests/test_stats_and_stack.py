@@ -2,9 +2,10 @@
 
 import pytest
 
-from clusterbench import refdata, refupdate, spackenv, stacknames, stats, vocabulary
+from clusterbench import refdata, refupdate, stats, vocabulary
 from clusterbench.checks import comm
 from clusterbench.report import assemble
+from clusterbench.site import spackenv, stacknames
 
 
 def test_mad_is_scaled_once_and_the_band_has_a_floor():

@@ -14,7 +14,7 @@
   ``curve_<name>.csv`` beside the test's outputs and kept in the run report
   (``curves``), so reports can draw them later.
 - Efficiency: where the partition declares its link's peak (see
-  :mod:`clusterbench.linkpeak`), inter-node runs report measured peak ÷
+  :mod:`clusterbench.machine.linkpeak`), inter-node runs report measured peak ÷
   theoretical peak; otherwise ``efficiency_note`` says why there is none.
 - Installed suites (IMB, OSU): found under a prefix given with
   ``-S <suite>_prefix=DIR`` or ``CLUSTERBENCH_<SUITE>_PREFIX``, or on the PATH
@@ -32,7 +32,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import curves, stacknames
+from clusterbench import curves
 from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
@@ -41,6 +41,7 @@ from clusterbench.checks.shell import quote
 from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.errors import ClusterbenchError
+from clusterbench.site import stacknames
 
 CURVE_FILE = 'curve_{}.csv'
 

@@ -5,12 +5,12 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import variable
 from reframe.core.exceptions import ReframeError
 
-from clusterbench import linkpeak
 from clusterbench.errors import ClusterbenchError
+from clusterbench.machine import linkpeak
 
 
 class DeclaredLinkPeak(rfm.RegressionTestPlugin):
-    """Reads ``extras`` link declarations (see :mod:`clusterbench.linkpeak`)."""
+    """Reads ``extras`` link declarations (see :mod:`clusterbench.machine.linkpeak`)."""
 
     #: The partition's declared link peak (MB/s per direction), if any.
     link_peak = variable(typ.Dict[str, object], value={})

@@ -1,6 +1,6 @@
 """Energy to solution for any check, where the node exposes it.
 
-A sampler (``python -m clusterbench.energy sample``) runs in the background
+A sampler (``python -m clusterbench.machine.energy sample``) runs in the background
 of the job script around the benchmark, on the node that runs the script,
 and reads powercap/RAPL counters or the IPMI DCMI power every
 ``energy_interval`` seconds (often enough to see every RAPL counter wrap).
@@ -20,7 +20,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 from reframe.core.logging import getlogger
 
-from clusterbench import energy
+from clusterbench.machine import energy
 
 SAMPLES_FILE = 'energy.jsonl'
 #: The figures a node that exposes energy adds to every check.
@@ -33,7 +33,7 @@ def sampler_commands(output, python=sys.executable, interval=2.0, root='/'):
     """Job-script lines: start the sampler, wait for its first reading."""
     output = shlex.quote(output)
     sampler = (
-        f'env -u LD_PRELOAD {shlex.quote(python)} -m clusterbench.energy '
+        f'env -u LD_PRELOAD {shlex.quote(python)} -m clusterbench.machine.energy '
         f'--root {shlex.quote(root)} sample -o {output} --interval {interval}'
     )
     return [

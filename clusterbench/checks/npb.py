@@ -50,7 +50,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import npb_makedef, npb_rules, spackenv
+from clusterbench import npb_makedef, npb_rules
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.release import NPBReleaseVariables, SourceRelease
@@ -74,6 +74,7 @@ from clusterbench.checks.spack import (
 )
 from clusterbench.errors import ClusterbenchError
 from clusterbench.parsers import npb
+from clusterbench.site import spackenv
 
 MAKEDEF_FILE = 'make.def.clusterbench'
 

@@ -1,6 +1,6 @@
 """Hardware provenance with every run: the facts of each node the job ran on.
 
-Just before the benchmark, the job script runs ``python -m clusterbench.hwinfo``
+Just before the benchmark, the job script runs ``python -m clusterbench.machine.hwinfo``
 on every node of the job (through the job's own launcher when it spans
 several nodes; the first process on a node writes, the others see the file
 and stop). The facts land in ``hwinfo/<host>.json`` in the stage directory,
@@ -19,7 +19,7 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 
-from clusterbench import hwinfo
+from clusterbench.machine import hwinfo
 
 HWINFO_DIR = 'hwinfo'
 
@@ -27,7 +27,7 @@ HWINFO_DIR = 'hwinfo'
 def collect_command(directory, python=sys.executable, launcher=''):
     """The job-script line that writes <directory>/<host>.json on each node."""
     cmd = (
-        f'{shlex.quote(python)} -m clusterbench.hwinfo '
+        f'{shlex.quote(python)} -m clusterbench.machine.hwinfo '
         f'--output-dir {shlex.quote(directory)}'
     )
     # A profiler preloaded for the benchmark must not load into the collector.

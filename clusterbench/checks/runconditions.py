@@ -1,14 +1,14 @@
 """The run's conditions around every benchmark launch, and DISTURBED runs.
 
 The launcher line of the job script runs through ``python -m
-clusterbench.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
+clusterbench.machine.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
 that runs the script: steal, other processes' CPU time, the ranks' CPU share
 (where the ranks are the launcher's descendants: the ``local`` scheduler),
 the load average before and the clock. They go into the run report as
 ``run_conditions``, with the node's identity as ``machine_identity``.
 
 A run that breaks the partition's thresholds (``extras.conditions``, see
-``clusterbench.conditions.DEFAULTS``) is *disturbed*: ``disturbed`` names
+``clusterbench.machine.conditions.DEFAULTS``) is *disturbed*: ``disturbed`` names
 what it broke, its figures are recorded but not judged (the check drops its
 references, so plain ReFrame does not judge them either), and ``clusterbench``
 shows ``DISTURBED (...)`` instead of a verdict and never takes its figures
@@ -24,7 +24,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 from reframe.core.logging import getlogger
 
-from clusterbench import conditions
+from clusterbench.machine import conditions
 
 CONDITIONS_FILE = 'conditions.json'
 
@@ -38,7 +38,7 @@ def wrapper_options(output, ranks, local, python=sys.executable):
         '_CB_LD_PRELOAD="${LD_PRELOAD:-}"',
         shlex.quote(python),
         '-m',
-        'clusterbench.conditions',
+        'clusterbench.machine.conditions',
         'wrap',
         '-o',
         shlex.quote(output),

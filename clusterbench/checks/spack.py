@@ -3,7 +3,7 @@
 :class:`SpackBuilt` is a mixin for any ``rfm.RegressionTest`` whose benchmark
 is a Spack package. With ``-S build_mode=spack`` the benchmark is built from
 the committed environment of the partition's programming environment
-(``spack_envs/``, see :mod:`clusterbench.spackenv`):
+(``spack_envs/``, see :mod:`clusterbench.site.spackenv`):
 
 - which environment: the partition's ``extras['spack_env']`` (a path relative
   to the project, or a mapping from programming environment to path), else
@@ -50,9 +50,9 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 from reframe.core.logging import getlogger
 
-from clusterbench import spackenv, stacknames
 from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
 from clusterbench.checks.skipreason import RecordedSkip
+from clusterbench.site import spackenv, stacknames
 
 BUILD_MODES = ('offline', 'spack')
 MPI_FLAVOURS = stacknames.BUILT_MPIS

@@ -25,7 +25,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import SanityError
 
-from clusterbench import lastlevelcache, sources
+from clusterbench import sources
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.release import (
@@ -36,6 +36,7 @@ from clusterbench.checks.release import (
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import SpackBuilt
 from clusterbench.errors import ClusterbenchError
+from clusterbench.machine import lastlevelcache
 from clusterbench.parsers import stream
 
 #: stream.c's own default array size: the floor when the caches are small.
@@ -98,7 +99,7 @@ class StreamBase(
 
     Built from stream.c's release (or by Spack in a Spack session). The array
     size is at least four times the sum of the node's last-level caches
-    (:mod:`clusterbench.lastlevelcache`), and never below stream.c's default;
+    (:mod:`clusterbench.machine.lastlevelcache`), and never below stream.c's default;
     ``stream_array_size`` forces it. Threads and binding come from the
     partition: ``OMP_NUM_THREADS`` its cores (or ``stream_threads``),
     ``OMP_PROC_BIND`` and ``OMP_PLACES`` its ``extras.omp_proc_bind``

@@ -15,7 +15,7 @@ def node_facts(case):
     folder = os.path.join(outdir, 'hwinfo') if outdir else None
     if not folder or not os.path.isdir(folder):
         return {}
-    from clusterbench import hwinfo
+    from clusterbench.machine import hwinfo
 
     found = {}
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):

@@ -13,7 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
 from clusterbench import trend, verdict
-from clusterbench.report import plots as plotlib
+from clusterbench.report import plotkit
 
 #: How each verdict is marked: (colour, marker, legend label).
 _MARKS = {
@@ -81,7 +81,7 @@ def draw(ax, series):
         when = series.points[c.index].date
         ax.axvline(when, color='#c62828', ls=':', lw=1.2, zorder=2)
         ax.annotate(
-            plotlib._t(f'moved {c.shift:+.1%} at session {c.session[:8]}'),
+            plotkit.literal(f'moved {c.shift:+.1%} at session {c.session[:8]}'),
             (when, 1.0),
             xycoords=('data', 'axes fraction'),
             xytext=(3, -3),
@@ -93,16 +93,16 @@ def draw(ax, series):
     locator = AutoDateLocator()
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    ax.set_ylabel(plotlib._t(series.unit))
+    ax.set_ylabel(plotkit.literal(series.unit))
     ax.legend(loc='lower left', fontsize=7)
 
 
 def trend_chart(plots, series):
     """One series as a plot of the HTML report (*plots*: a PlotSet)."""
-    fig = plotlib._figure(7.6, 3.0)
+    fig = plotkit.new_figure(7.6, 3.0)
     ax = fig.add_axes([0.1, 0.14, 0.86, 0.7])
     draw(ax, series)
-    plotlib._title(fig, series.title)
+    plotkit.set_title(fig, series.title)
     rows = [
         (p.session, p.date.isoformat(timespec='seconds'), p.value, len(p.values))
         + (p.reference, *(p.band or (None, None)), p.verdict)
@@ -122,18 +122,18 @@ def trend_chart(plots, series):
 def figure(series_list):
     """All series (up to MAX_PANELS) one above the other, for `clusterbench trend`."""
     shown = series_list[:MAX_PANELS]
-    fig = plotlib._figure(8.5, 0.4 + 2.6 * len(shown))
+    fig = plotkit.new_figure(8.5, 0.4 + 2.6 * len(shown))
     axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
     for ax, series in zip(axes, shown):
         draw(ax, series)
-        ax.set_title(plotlib._t(plotlib._clip(series.title, 100)), loc='left')
+        ax.set_title(plotkit.literal(plotkit.clip(series.title, 100)), loc='left')
     fig.tight_layout()
     return fig
 
 
 def write(series_list, stem):
     """``<stem>.svg``, ``<stem>.png`` and ``<stem>.csv``; return their paths."""
-    with matplotlib.rc_context(plotlib.RC):
+    with matplotlib.rc_context(plotkit.RC):
         fig = figure(series_list)
         FigureCanvasAgg(fig)
         paths = []

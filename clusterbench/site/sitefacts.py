@@ -288,6 +288,16 @@ def _version_key(module):
     ]
 
 
+def _only(candidates, table, load, what, ask):
+    """The family of the one module in *candidates* (appended to *load*), or a
+    Todo naming them all."""
+    if len(candidates) == 1:
+        load.append(candidates[0])
+        return _family(candidates[0], table)
+    named = ', '.join(candidates) or 'none'
+    return Todo(f'{len(candidates)} {what} ({named}): {ask}')
+
+
 def environs_from_modules(modules):
     """One environment per MPI module, with the compiler and BLAS modules
     where there is exactly one candidate (else a Todo naming them)."""
@@ -304,25 +314,16 @@ def environs_from_modules(modules):
             for c in compilers
             if f'-{c.split("/")[0]}-{c.split("/", 1)[1]}' in mpi_module
         ]
-        pick = named or tagged or compilers
         load = []
-        if len(pick) == 1:
-            compiler = _family(pick[0], COMPILER_MODULES)
-            load.append(pick[0])
-        else:
-            compiler = Todo(
-                f'{len(pick)} compiler modules for {mpi_module} '
-                f'({", ".join(pick) or "none"}): name the one it was built with'
-            )
+        compiler = _only(
+            named or tagged or compilers,
+            COMPILER_MODULES,
+            load,
+            f'compiler modules for {mpi_module}',
+            'name the one it was built with',
+        )
         load.append(mpi_module)
-        if len(blases) == 1:
-            blas = _family(blases[0], BLAS_MODULES)
-            load.append(blases[0])
-        else:
-            blas = Todo(
-                f'{len(blases)} BLAS modules ({", ".join(blases) or "none"}): '
-                f'name the one to use'
-            )
+        blas = _only(blases, BLAS_MODULES, load, 'BLAS modules', 'name the one to use')
         cname = compiler if isinstance(compiler, str) else 'cc'
         name = f'{COMPILER_FEATURE.get(cname, cname)}-{mpi}'
         if any(e.name == name for e in found):

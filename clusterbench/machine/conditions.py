@@ -3,8 +3,8 @@
 The job script runs the launcher through this wrapper on the node that runs
 the script (``local``: this host; a batch partition: the job's first node)::
 
-    python -m clusterbench.conditions wrap -o conditions.json --ranks 2 --local \\
-        -- mpirun -np 2 ./bench
+    python -m clusterbench.machine.conditions wrap -o conditions.json \\
+        --ranks 2 --local -- mpirun -np 2 ./bench
 
 It reads ``/proc/stat`` and the load average before, runs the launcher, waits
 for it (``wait4``: the CPU time of the launcher and every rank it reaped), and
@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 
-from clusterbench import hwinfo
+from clusterbench.machine import hwinfo
 
 FORMAT = 'clusterbench-conditions/1'
 ABSENT = hwinfo.ABSENT
@@ -213,7 +213,10 @@ def run_wrapped(argv, output, ranks, local):
     try:
         child = subprocess.Popen(argv, env=env)
     except OSError as err:
-        print(f'clusterbench.conditions: {argv[0]}: {err.strerror}', file=sys.stderr)
+        print(
+            f'clusterbench.machine.conditions: {argv[0]}: {err.strerror}',
+            file=sys.stderr,
+        )
         return 127
 
     def forward(signum, _frame):
@@ -240,7 +243,10 @@ def run_wrapped(argv, output, ranks, local):
             json.dump(out, f, indent=1)
             f.write('\n')
     except OSError as err:
-        print(f'clusterbench.conditions: {output}: {err.strerror}', file=sys.stderr)
+        print(
+            f'clusterbench.machine.conditions: {output}: {err.strerror}',
+            file=sys.stderr,
+        )
     code = child.returncode
     return 128 - code if code < 0 else code
 
@@ -293,7 +299,7 @@ def wait_quiet(timeout, quiet_for=3.0, max_busy=0.05, max_steal=0.02, say=print)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog='python -m clusterbench.conditions')
+    ap = argparse.ArgumentParser(prog='python -m clusterbench.machine.conditions')
     sub = ap.add_subparsers(dest='command', required=True)
     wrap = sub.add_parser('wrap', help='run a launcher and measure around it')
     wrap.add_argument('-o', '--output', required=True)

@@ -13,10 +13,10 @@ Sources, in order of preference:
 Nothing exposed, or nothing readable (RAPL counters are root-only on current
 kernels; ipmitool needs /dev/ipmi0), is *not available*, with the reason.
 
-    python -m clusterbench.energy status             what this node offers
-    python -m clusterbench.energy snapshot           one reading, as JSON
-    python -m clusterbench.energy sample -o FILE     sample until SIGTERM/SIGINT
-    python -m clusterbench.energy summarize FILE     energy_j, mean_power_w
+    python -m clusterbench.machine.energy status             what this node offers
+    python -m clusterbench.machine.energy snapshot           one reading, as JSON
+    python -m clusterbench.machine.energy sample -o FILE     sample until SIGTERM/SIGINT
+    python -m clusterbench.machine.energy summarize FILE     energy_j, mean_power_w
 """
 
 import argparse
@@ -377,7 +377,7 @@ def _cmd_summarize(args):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.energy',
+        prog='python -m clusterbench.machine.energy',
         description='Energy and power readings of this node (RAPL, IPMI DCMI).',
     )
     ap.add_argument('--root', default='/', help='file system root for /sys (tests)')

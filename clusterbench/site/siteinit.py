@@ -2,7 +2,7 @@
 
 Reads Slurm (partitions, nodes, MPI plugins), the programming environments
 (modules, else the MPI wrappers on PATH) and one compute node's processor
-(:mod:`clusterbench.sitefacts`), writes ``site_configs/NAME.py`` composing
+(:mod:`clusterbench.site.sitefacts`), writes ``site_configs/NAME.py`` composing
 ``common.py`` as ``local.py`` and ``box.py`` do, and a ``spack_envs/NAME/``
 skeleton, then runs one tiny check (CGSolverCheck, class S) on every
 partition. What it cannot determine is written as a ``# TODO`` comment with
@@ -15,9 +15,10 @@ import socket
 import sys
 import textwrap
 
-from clusterbench import paths, runner, sitefacts
+from clusterbench import paths, runner
 from clusterbench.errors import ClusterbenchError
-from clusterbench.sitefacts import Todo
+from clusterbench.site import sitefacts
+from clusterbench.site.sitefacts import Todo
 
 #: The tiny check that validates a generated configuration on each partition.
 VALIDATION = [
