@@ -22,13 +22,12 @@ from clusterbench import (
     runreport,
     selection,
     sessionreport,
-    siteinit,
-    spackenv,
     trend,
     verdict,
     verdictview,
 )
 from clusterbench.errors import ClusterbenchError, run_command
+from clusterbench.site import siteinit, spackenv
 
 
 def _load_all(paths, references=None):
