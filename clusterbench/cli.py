@@ -51,7 +51,9 @@ def _compare(args):
         baseline, _ = _load_all(args.against, references)
     elif args.history:
         baseline = history.figures(args.history, args.config)
-    judged = verdict.group(figures, baseline, tolerance=args.tolerance)
+    judged = verdict.group(
+        figures, baseline, tolerance=args.tolerance, threshold=args.threshold
+    )
     table = verdict.rows(judged, failures)
     _announce_beside(args, references)
     _show(table, args)
@@ -200,7 +202,7 @@ def _update_references(args):
 
 def _replay(args):
     directory = refdir.resolve(args.references)
-    table = replay.replay(args.path, directory)
+    table = replay.replay(args.path, directory, args.threshold)
     _announce_beside(args, directory)
     _show(table, args)
     return verdict.exit_code(table, args.strict)
@@ -224,6 +226,7 @@ def _run(args):
         show_all=args.show_all,
         junit=args.junit,
         wait=not args.no_wait,
+        threshold=args.threshold,
     )
 
 
@@ -286,7 +289,7 @@ def parser():
     chk.add_argument(
         '--max-tolerance',
         type=float,
-        default=0.10,
+        default=verdict.DETECTION_THRESHOLD,
         metavar='FRACTION',
         help='warn for each figure whose tolerance on its bad side is wider '
         '(default 0.10: a 10 %% regression must be detectable)',
