@@ -186,6 +186,8 @@ def _update_references(args):
         )
     for line in refupdate.diff(proposals, directory):
         print(line)
+    for line in refupdate.few_sessions(proposals):
+        print(f'warning: {line}')
     if args.write:
         notes = []
         written = refupdate.write(
@@ -338,7 +340,9 @@ def parser():
         '--k',
         type=float,
         default=3.0,
-        help='tolerance = max(floor, k x robust relative spread) (default 3)',
+        help='tolerance = max(floor, k x robust relative spread of the '
+        'per-session medians, reach to the farthest session median + floor) '
+        '(default 3)',
     )
     upd.add_argument('--min-samples', type=int, default=1)
     upd.add_argument(
