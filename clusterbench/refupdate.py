@@ -265,7 +265,8 @@ def diff(proposals, directory):
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
         new = prop.entry
-        band_text = _band_text(*new[1:3]) if prop.better else f'±{prop.tolerance:.0%}'
+        symmetric = new[1] is not None and new[1] == -(new[2] or 0)
+        band_text = f'±{prop.tolerance:.0%}' if symmetric else _band_text(*new[1:3])
         new_text = (
             f'{new[0]:g} {s.unit} {band_text} '
             f'(n={len(s.values)} in {len(s.sessions)} '
