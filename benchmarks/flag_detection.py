@@ -21,16 +21,22 @@ With --synthetic SPREAD ..., the same for figures of a known spread (normal
 noise, references from 9 samples, new sessions drawn from the same
 distribution): what the verdicts do on a machine steadier than this one.
 
-With --real, a *real* slowdown instead: the check (``--reframe-args``,
-default a short NetPIPE sweep) runs --runs times unchanged and --runs times
-in a cgroup whose CPU bandwidth is capped to 90 % and 95 % of the machine's
-CPUs (cgroup v2 ``cpu.max``, else v1 ``cpu.cfs_quota_us``; root). References
-and tolerances are made from the unchanged runs as `references update` makes
-them; per figure family it prints the tolerance, the slowdown the cap really
-caused, the share of capped runs flagged, the false-flag rate on unchanged
-runs (each judged against a reference made of the others), and names the
-figures whose run-to-run spread (> 3 %) makes the targets (>= 95 % of 10 %
-slowdowns flagged, <= 5 % false flags) impossible. A cap lowers the ranks'
+With --real, a *real* slowdown instead: each case (``--case``, default both a
+compute-bound one, the CG solver's 7-point class B on all CPUs, which runs a
+few seconds, and a NetPIPE intra-node sweep, bimodal between sessions on this
+VM; or ``--reframe-args``) runs --runs times unchanged and --runs times in a
+cgroup whose CPU bandwidth is capped to 90 % and 95 % of the machine's CPUs
+(cgroup v2 ``cpu.max``, else v1 ``cpu.cfs_quota_us``; root): a 10 % and a
+5 % slowdown of what is CPU-bound. Every run is a ReFrame session of its own,
+so references and tolerances are made from the unchanged runs exactly as
+`references update` makes them from sessions (per-session medians, reach,
+the share floor). Per figure family it prints the tolerance, the slowdown
+each cap really caused, the share of capped runs flagged (SLOWER/WORSE) and
+of those at least named (flagged or INCONCLUSIVE), the false-flag rate on
+unchanged runs (each judged against a reference made of the others), and
+names the figures whose spread makes the targets (>= 95 % of 10 % slowdowns
+flagged, <= 5 % false flags) impossible, and why. ``--tiny`` shrinks the
+cases to check the script itself (its figures mean nothing). A cap lowers the ranks'
 CPU share, which the run's conditions would call DISTURBED: these runs are
 made with ``judge_conditions=false`` so that their figures are judged as a
 regression's would be. Must be run on a quiet machine.
@@ -38,7 +44,7 @@ regression's would be. Must be run on a quiet machine.
 Usage: benchmarks/flag_detection.py [--samples 5] [--trials 200]
     [--floor F --k K] [--synthetic 0.01 0.02 0.04] [reference_data]
        benchmarks/flag_detection.py --real [--runs 10] [--caps 0.90 0.95]
-    [--reframe-args '-n NetPIPECheck%placement=intra%mode=pingpong ...']
+    [--case cgsolver --case netpipe | --reframe-args '-c ... -n ...'] [--tiny]
 """
 
 import argparse
@@ -46,6 +52,7 @@ import contextlib
 import glob
 import os
 import random
+import re
 import shlex
 import statistics
 import subprocess
@@ -62,14 +69,32 @@ from clusterbench import (  # noqa: E402
     runner,
     runreport,
     stats,
+    verdict,
     vocabulary,
 )
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_REAL_ARGS = (
-    '-c reframe_checks/netpipe.py -n NetPIPECheck%placement=intra%mode=pingpong '
-    '-p gnu-openmpi -S netpipe_upper=1048576'
-)
+#: The real cases: ReFrame arguments, and what --tiny adds to check the script.
+CASES = {
+    # Compute-bound: class B runs a few seconds on two ranks, so a CPU cap
+    # slows it by the cap's share.
+    'cgsolver': (
+        '-c reframe_checks/cgsolver.py '
+        '-n CGSolverCheck%stencil=7%variant=classic%ranks_per_node=all '
+        '-p gnu-openmpi -S problem_class=B',
+        '-S problem_class=S',
+    ),
+    # Communication within the node: bimodal between sessions here.
+    'netpipe': (
+        '-c reframe_checks/netpipe.py -n NetPIPECheck%placement=intra%mode=pingpong '
+        '-p gnu-openmpi -S netpipe_upper=1048576',
+        '-S netpipe_upper=1024 -S netpipe_repeats=20',
+    ),
+}
+#: The slowdown a run must not hide, and the spread beyond which the targets
+#: cannot be met (issue 16).
+TARGET_SLOWDOWN = verdict.DETECTION_THRESHOLD
+MAX_SPREAD = 0.03
 CGROUP_NAME = 'clusterbench-flag-detection'
 
 
@@ -239,57 +264,97 @@ def real_run(reframe_args, config, cap=None):
         ]
     if failures:
         sys.exit(f'flag_detection: a run failed: {failures[0]}')
-    values = {f'{f.test.split()[0]}.{f.variable}': f.value for f in figures}
+    values = {
+        f'{f.test.split()[0]}.{f.variable}': (f.value, f.unit)
+        for f in figures
+        if f.variable != 'iterations'  # a count: a cap cannot change it
+    }
     share = next((s for s in shares if isinstance(s, (int, float))), None)
     return values, share
 
 
 def family(name):
+    """The check and the figure without its message-size suffix (``_8B``)."""
     test, _, figure = name.partition('.')
-    return f'{test}.{figure.split("_")[0]}'
+    return f'{test}.{re.sub(r"_[0-9][0-9A-Za-z]*$", "", figure)}'
 
 
-def flagged(value, reference, tolerance):
-    ci = stats.median_ratio_ci([value], reference)
-    return stats.beyond_tolerance(ci, *refupdate.band(tolerance))
+def proposed(values, unit, name, args):
+    """(reference, tolerance, spread, entry bounds) that `references update`
+    makes of these runs, each a session of its own."""
+    share = vocabulary.is_share(name.rsplit('.', 1)[-1], unit)
+    ref, tol, spread = refupdate.tolerance_of(
+        values,
+        args.floor or 0.03,
+        args.k or 3,
+        sessions=[[v] for v in values],
+        absolute_floor=vocabulary.SHARE_FLOOR if share else None,
+    )
+    return ref, tol, spread, refupdate.band(tol)
 
 
-def real_slowdowns(args):
+def judged(name, unit, value, reference, bounds):
+    """The verdict word clusterbench gives one run of figure *name*."""
+    test, variable = name.rsplit('.', 1)
+    one = verdict.Judged(
+        test, 'local', 'default', '-', variable, unit, [value], reference, *bounds
+    )
+    return verdict.kind(one.judge().verdict)
+
+
+FLAGS = (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
+
+
+def real_slowdowns(args, reframe_args):
     caps = sorted(args.caps, reverse=True)
     print(
-        f'{args.runs} unchanged runs and {args.runs} per CPU cap '
+        f'\n{args.runs} unchanged runs and {args.runs} per CPU cap '
         f'({", ".join(f"{c:.0%}" for c in caps)} of {os.cpu_count()} CPUs): '
-        f'{args.reframe_args}'
+        f'{reframe_args}'
     )
-    runs = {None: [real_run(args.reframe_args, args.config) for _ in range(args.runs)]}
+    runs = {None: [real_run(reframe_args, args.config) for _ in range(args.runs)]}
     for cap in caps:
-        runs[cap] = [
-            real_run(args.reframe_args, args.config, cap) for _ in range(args.runs)
-        ]
+        runs[cap] = [real_run(reframe_args, args.config, cap) for _ in range(args.runs)]
     names = sorted(set.intersection(*(set(v) for run in runs.values() for v, _ in run)))
     rows, impossible = {}, []
     for name in names:
-        base = [v[name] for v, _ in runs[None]]
-        median, tol, spread = refupdate.tolerance_of(
-            base, args.floor or 0.03, args.k or 3
-        )
-        false = [
-            flagged(base[i], *refupdate.tolerance_of(base[:i] + base[i + 1 :])[:2])
-            for i in range(len(base))
-            if len(base) > 2
-        ]
+        unit = runs[None][0][0][name][1]
+        base = [v[name][0] for v, _ in runs[None]]
+        median, tol, spread, bounds = proposed(base, unit, name, args)
+        false = []
+        if len(base) > 2:
+            for i in range(len(base)):
+                others = base[:i] + base[i + 1 :]
+                ref, _, _, others_bounds = proposed(others, unit, name, args)
+                word = judged(name, unit, base[i], ref, others_bounds)
+                false.append(word in FLAGS or word == verdict.FASTER)
         row = rows.setdefault(family(name), {'tol': [], 'false': [], 'caps': {}})
-        row['tol'].append(tol)
+        # The tolerance on the bad side (in points for a share near zero).
+        row['tol'].append(
+            verdict.bad_side_width(name.rsplit('.', 1)[-1], unit, median, *bounds)
+        )
         row['false'] += false
         for cap in caps:
-            capped = [v[name] for v, _ in runs[cap]]
+            capped = [v[name][0] for v, _ in runs[cap]]
             effect = statistics.median(capped) / median - 1 if median else 0.0
-            hits = [flagged(v, median, tol) for v in capped]
-            cell = row['caps'].setdefault(cap, {'effect': [], 'hits': []})
+            words = [judged(name, unit, v, median, bounds) for v in capped]
+            cell = row['caps'].setdefault(
+                cap, {'effect': [], 'flagged': [], 'named': []}
+            )
             cell['effect'].append(effect)
-            cell['hits'] += hits
-        if spread > 0.03:
-            impossible.append((name, spread, tol))
+            cell['flagged'] += [w in FLAGS for w in words]
+            cell['named'] += [w in FLAGS or w == verdict.INCONCLUSIVE for w in words]
+        width = verdict.bad_side_width(name.rsplit('.', 1)[-1], unit, median, *bounds)
+        why = []
+        if spread > MAX_SPREAD:
+            why.append(f'spread between runs {spread:.1%} > {MAX_SPREAD:.0%}')
+        if width > TARGET_SLOWDOWN:
+            why.append(
+                f'tolerance {width:.0%} on the bad side > {TARGET_SLOWDOWN:.0%}: '
+                'a 10 % slowdown stays inside (INCONCLUSIVE at best)'
+            )
+        if why:
+            impossible.append((name, '; '.join(why)))
     shares = {
         cap: statistics.median([s for _, s in run if s is not None] or [float('nan')])
         for cap, run in runs.items()
@@ -303,26 +368,29 @@ def real_slowdowns(args):
     )
     head = f'{"figure family":34}  {"n":>2}  {"tolerance":>9}'
     for cap in caps:
-        head += f'  {f"cap {cap:.0%}: effect":>17}  {"flagged":>7}'
+        slowdown = f'{1 - cap:.0%} slowdown'
+        head += f'  {f"cap {cap:.0%}: effect":>17}  {slowdown + " flagged":>17}'
+        head += f'  {"or named":>8}'
     print(head + f'  {"false flags":>11}')
     for fam, row in sorted(rows.items()):
         line = f'{fam:34}  {len(row["tol"]):>2}  {statistics.median(row["tol"]):>9.0%}'
         for cap in caps:
             cell = row['caps'][cap]
-            share = sum(cell['hits']) / len(cell['hits'])
-            line += f'  {statistics.median(cell["effect"]):>+17.1%}  {share:>7.0%}'
+            flagged = sum(cell['flagged']) / len(cell['flagged'])
+            named = sum(cell['named']) / len(cell['named'])
+            line += f'  {statistics.median(cell["effect"]):>+17.1%}'
+            line += f'  {flagged:>17.0%}  {named:>8.0%}'
         false = (
             f'{sum(row["false"]) / len(row["false"]):.0%}' if row['false'] else 'n/a'
         )
         print(line + f'  {false:>11}')
     if impossible:
         print(
-            '\nrun-to-run spread above 3 %: a tolerance of 3 x spread is wider than '
-            'the slowdown, so >= 95 % of 10 % slowdowns cannot be flagged without '
-            'more than 5 % false flags:'
+            '\nfigures for which >= 95 % of 10 % slowdowns flagged at <= 5 % '
+            'false flags is impossible here:'
         )
-        for name, spread, tol in impossible:
-            print(f'  {name}: spread {spread:.1%}, tolerance {tol:.0%}')
+        for name, why in impossible:
+            print(f'  {name}: {why}')
 
 
 def main():
@@ -348,11 +416,30 @@ def main():
     parser.add_argument(
         '--caps', type=float, nargs='+', default=[0.90, 0.95], help='--real: CPU caps'
     )
-    parser.add_argument('--reframe-args', default=DEFAULT_REAL_ARGS)
+    parser.add_argument(
+        '--case',
+        action='append',
+        choices=sorted(CASES),
+        help='--real: a default case (repeatable; default all of them)',
+    )
+    parser.add_argument('--reframe-args', help='--real: a case of your own')
+    parser.add_argument(
+        '--tiny',
+        action='store_true',
+        help='--real: tiny sizes, to check the script (the figures mean nothing)',
+    )
     parser.add_argument('--config', default='site_configs/local.py')
     args = parser.parse_args()
     if args.real:
-        real_slowdowns(args)
+        if args.reframe_args:
+            cases = [args.reframe_args]
+        else:
+            cases = [
+                f'{CASES[c][0]} {CASES[c][1]}' if args.tiny else CASES[c][0]
+                for c in args.case or sorted(CASES)
+            ]
+        for reframe_args in cases:
+            real_slowdowns(args, reframe_args)
         return
     floor = 0.03 if args.floor is None else args.floor
     k = 3.0 if args.k is None else args.k

@@ -50,7 +50,9 @@ def _compare(args):
         baseline, _ = _load_all(args.against, references)
     elif args.history:
         baseline = history.figures(args.history, args.config)
-    judged = verdict.group(figures, baseline, tolerance=args.tolerance)
+    judged = verdict.group(
+        figures, baseline, tolerance=args.tolerance, threshold=args.threshold
+    )
     table = verdict.rows(judged, failures)
     _announce_beside(args, references)
     _show(table, args)
@@ -195,6 +197,8 @@ def _update_references(args):
         )
     for line in refupdate.diff(proposals, directory):
         print(line)
+    for line in refupdate.few_sessions(proposals):
+        print(f'warning: {line}')
     if args.write:
         notes = []
         written = refupdate.write(
@@ -211,7 +215,7 @@ def _update_references(args):
 
 def _replay(args):
     directory = refdir.resolve(args.references)
-    table = replay.replay(args.path, directory)
+    table = replay.replay(args.path, directory, args.threshold)
     _announce_beside(args, directory)
     _show(table, args)
     return verdict.exit_code(table, args.strict)
@@ -235,6 +239,7 @@ def _run(args):
         show_all=args.show_all,
         junit=args.junit,
         wait=not args.no_wait,
+        threshold=args.threshold,
     )
 
 
@@ -297,7 +302,7 @@ def parser():
     chk.add_argument(
         '--max-tolerance',
         type=float,
-        default=0.10,
+        default=verdict.DETECTION_THRESHOLD,
         metavar='FRACTION',
         help='warn for each figure whose tolerance on its bad side is wider '
         '(default 0.10: a 10 %% regression must be detectable)',
@@ -346,7 +351,9 @@ def parser():
         '--k',
         type=float,
         default=3.0,
-        help='tolerance = max(floor, k x robust relative spread) (default 3)',
+        help='tolerance = max(floor, k x robust relative spread of the '
+        'per-session medians, reach to the farthest session median + floor) '
+        '(default 3)',
     )
     upd.add_argument('--min-samples', type=int, default=1)
     upd.add_argument(

@@ -12,7 +12,7 @@ import re
 
 import yaml
 
-from clusterbench import refdir, vocabulary
+from clusterbench import refdir, verdict, vocabulary
 from clusterbench.errors import ClusterbenchError
 
 KNOWN_UNITS = vocabulary.UNITS
@@ -326,6 +326,9 @@ def wide_tolerances(directory, threshold=0.10):
             vocabulary.LOWER: [upper],
         }.get(better, [lower, upper])
         widths = [abs(t) if t is not None else math.inf for t in sides]
+        if vocabulary.is_share(var, unit) and ref is not None:
+            # A share near zero is judged in points of the whole (verdict).
+            widths = [verdict.bad_side_width(var, unit, ref, *entry[1:3])]
         if max(widths) <= threshold:
             continue
         found.append(

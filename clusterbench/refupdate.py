@@ -1,8 +1,13 @@
 """Deliberate reference updates: samples from run reports -> proposed references.
 
-Per figure: the median of its samples, and a symmetric tolerance taken from the
-measured variation, ``max(floor, k * 1.4826 * MAD / |median|)``. Only figures
-of test cases that passed their sanity check count. Nothing is written unless
+Per figure: samples are grouped by session (one report is one session, unless
+reports share a session uuid). The reference is the median of the sessions'
+medians and the tolerance reflects the spread *between* sessions (see
+stats.session_band): ``max(floor, k * 1.4826 * MAD / |median|)`` of the
+session medians, and at least the reach to the farthest session median plus
+the floor; with one session, the spread of its samples. A share near zero
+(vocabulary.SHARES) gets an absolute floor. Only figures of test cases that
+passed their sanity check count. Nothing is written unless
 asked; one update is one transaction over all its files (refstore), updates
 are serialized, and every reference keeps the history of the provenance of
 the ones it replaced and a hash of the entry it describes (refprov).
@@ -47,6 +52,8 @@ class Samples:
     unit: str
     values: list = field(default_factory=list)
     sessions: set = field(default_factory=set)
+    #: session -> its samples of this figure
+    per_session: dict = field(default_factory=dict)
     nodes: set = field(default_factory=set)
     facts: dict = field(default_factory=dict)
     identity: dict = field(default_factory=dict)
@@ -119,6 +126,7 @@ def collect(report_paths):
                         )
                     group.values.append(float(value))
                     group.sessions.add(session)
+                    group.per_session.setdefault(session, []).append(float(value))
                     group.nodes.update(case.get('job_nodelist') or [])
                     group.facts = case.get('processor_facts') or {}
                     if case.get('node_facts'):
@@ -173,15 +181,18 @@ def band(tolerance, better=None):
     return lower, upper
 
 
-def tolerance_of(values, floor=0.03, k=3.0):
-    """(median, tolerance, relative spread) of one figure's samples:
-    the tolerance is max(floor, k x the robust relative spread)."""
-    spread = stats.relative_spread(values)
-    return (
-        stats.median(values),
-        round(stats.tolerance_band(values, floor, k), 2),
-        spread,
+#: Fewer sessions than this behind a reference: `references update` warns.
+MIN_SESSIONS = 3
+
+
+def tolerance_of(values, floor=0.03, k=3.0, sessions=None, absolute_floor=None):
+    """(reference, tolerance, relative spread) of one figure: *values* of one
+    session, or *sessions* (one list of samples per session); see
+    stats.session_band."""
+    centre, tolerance, spread = stats.session_band(
+        sessions or [values], floor, k, absolute_floor
     )
+    return centre, round(tolerance, 2), spread
 
 
 def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False):
@@ -189,9 +200,32 @@ def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False):
     for group in groups:
         if len(group.values) < min_samples:
             continue
-        median, tolerance, spread = tolerance_of(group.values, floor, k)
+        share = vocabulary.is_share(group.variable, group.unit)
+        median, tolerance, spread = tolerance_of(
+            group.values,
+            floor,
+            k,
+            sessions=list(group.per_session.values()) or None,
+            absolute_floor=vocabulary.SHARE_FLOOR if share else None,
+        )
         proposals.append(Proposal(group, median, tolerance, spread, one_sided))
     return proposals
+
+
+def few_sessions(proposals, minimum=MIN_SESSIONS):
+    """Warnings for each reference (test and key) that fewer than *minimum*
+    sessions back: its tolerance cannot know the spread between sessions."""
+    seen = {}
+    for prop in proposals:
+        s = prop.samples
+        where = ' > '.join([s.test, *map(str, s.key)])
+        seen[where] = min(seen.get(where, len(s.sessions)), len(s.sessions))
+    return [
+        f'{where}: {n} session{"s" if n != 1 else ""} '
+        f'(fewer than {minimum}): the tolerance cannot know how much sessions differ'
+        for where, n in sorted(seen.items())
+        if n < minimum
+    ]
 
 
 def _band_text(lower, upper):
@@ -249,10 +283,12 @@ def diff(proposals, directory):
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
         new = prop.entry
-        band_text = _band_text(*new[1:3]) if prop.better else f'±{prop.tolerance:.0%}'
+        symmetric = new[1] is not None and new[1] == -(new[2] or 0)
+        band_text = f'±{prop.tolerance:.0%}' if symmetric else _band_text(*new[1:3])
         new_text = (
             f'{new[0]:g} {s.unit} {band_text} '
-            f'(n={len(s.values)}, spread {prop.spread:.1%})'
+            f'(n={len(s.values)} in {len(s.sessions)} '
+            f'session{"s" if len(s.sessions) != 1 else ""}, spread {prop.spread:.1%})'
         )
         if old is None:
             lines.append(f'+ {where}: {new_text}')
@@ -376,6 +412,11 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
                             'samples': len(p.samples.values),
                             'median': _round(statistics.median(p.samples.values), 6),
                             'spread_mad_rel': round(p.spread, 4),
+                            'sessions': len(p.samples.sessions),
+                            'session_medians': [
+                                _round(stats.median(v), 6)
+                                for v in p.samples.per_session.values()
+                            ],
                             'values': [_round(v, 6) for v in p.samples.values],
                         }
                         for p in case_props

@@ -69,7 +69,7 @@ def output_directory(case, parser, root):
     )
 
 
-def replay(path, references):
+def replay(path, references, threshold=verdict.DETECTION_THRESHOLD):
     report = find_report(path)
     data = runreport.load(report)
     root = os.path.realpath(os.path.dirname(os.path.abspath(report)))
@@ -120,4 +120,4 @@ def replay(path, references):
             )
     if not figures and not failures:
         raise ClusterbenchError(f'{report}: no replayable test case')
-    return verdict.rows(verdict.group(figures), failures)
+    return verdict.rows(verdict.group(figures, threshold=threshold), failures)

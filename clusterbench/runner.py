@@ -108,6 +108,7 @@ def run(
     show_all=False,
     junit=None,
     wait=True,
+    threshold=verdict.DETECTION_THRESHOLD,
 ):
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
@@ -147,7 +148,7 @@ def run(
         )
         raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
     figures, failures = runreport.extract(data, report)
-    table = verdict.rows(verdict.group(figures), failures)
+    table = verdict.rows(verdict.group(figures, threshold=threshold), failures)
     print(f'\nResults: {prefix}\n', file=out)
     print(
         verdictview.render(

@@ -124,6 +124,40 @@ def tolerance_band(values, floor, k=3.0):
     return max(floor, k * relative_spread(values))
 
 
+def session_band(sessions, floor, k=3.0, absolute_floor=None):
+    """``(centre, tolerance, spread)`` of a figure from its samples grouped by
+    session (a list of lists, one per session).
+
+    Reruns inside one session agree better than sessions do (the machine's
+    state, the placement, the clock change between sessions), so with two
+    sessions or more the per-session medians set everything: the centre is
+    their median, the spread their robust relative spread, and the tolerance
+    is ``max(floor, k x spread, reach + floor)`` where *reach* is the
+    relative distance from the centre to the farthest session median (at
+    least half their range): a figure seen in two modes is covered in both.
+    With one session its samples' spread is all there is. *absolute_floor*
+    (in the figure's unit) is the smallest band for a value near zero,
+    converted to a relative one (for a centre of zero ReFrame reads the
+    threshold as absolute)."""
+    sessions = [list(s) for s in sessions if len(s)]
+    if not sessions:
+        raise ValueError('median of nothing')
+    if len(sessions) == 1:
+        values = sessions[0]
+        centre, spread, reach = median(values), relative_spread(values), 0.0
+    else:
+        medians = [median(s) for s in sessions]
+        centre, spread = median(medians), relative_spread(medians)
+        far = max(centre - min(medians), max(medians) - centre)
+        reach = far / abs(centre) + floor if centre else 0.0
+    tolerance = max(floor, k * spread, reach)
+    if absolute_floor is not None:
+        tolerance = max(
+            tolerance, absolute_floor / abs(centre) if centre else absolute_floor
+        )
+    return centre, tolerance, spread
+
+
 def robust_z(value, peers, min_spread=0.05):
     """``(z, centre, scale)`` of *value* against its *peers* (itself excluded).
 

@@ -28,6 +28,15 @@ NO_REFERENCE = 'no reference'
 #: (the verdict carries the measurements after the word): shown, not judged.
 #: Fails only a --strict run.
 DISTURBED = 'DISTURBED'
+#: Worse than its reference by at least the detection threshold, yet not
+#: flagged: inside a band wider than that threshold on its bad side (or beyond
+#: it, but not significantly). The band cannot tell such a change from this
+#: machine's noise; the verdict says so instead of ``pass``. Fails only a
+#: --strict run. Plain ReFrame passes these figures.
+INCONCLUSIVE = 'INCONCLUSIVE'
+#: The smallest change that must never pass silently (the same number as
+#: ``references check --max-tolerance``).
+DETECTION_THRESHOLD = 0.10
 FAILED = 'FAILED'
 SKIPPED = 'skipped'
 
@@ -39,7 +48,7 @@ EXIT_STRICT = 3
 
 #: Verdicts that fail every run, and those that fail only a --strict one.
 REGRESSIONS = (SLOWER, WORSE, FLAGGED, FAILED)
-STRICT_ONLY = (NO_REFERENCE, FASTER, DISTURBED)
+STRICT_ONLY = (NO_REFERENCE, FASTER, DISTURBED, INCONCLUSIVE)
 
 
 def bounds(reference, lower, upper):
@@ -65,6 +74,68 @@ def outside(variable, unit, side):
     if (side > 0) == (better == vocabulary.HIGHER):
         return FASTER
     return SLOWER if vocabulary.is_speed(variable, unit) else WORSE
+
+
+def _scale(variable, unit, reference):
+    """What a change of the figure is measured against: its reference, or
+    for a share near zero the whole (100 %, changes in points)."""
+    if vocabulary.is_share(variable, unit):
+        return 100.0, 'pp'
+    return abs(reference), '%'
+
+
+def bad_side_width(variable, unit, reference, lower, upper):
+    """The tolerance on the figure's bad side, in the scale of _scale (both
+    sides, the wider, for a figure with no better direction); inf when that
+    side is open."""
+    low, high = bounds(reference, lower, upper)
+    scale, _ = _scale(variable, unit, reference)
+    below, above = (reference - low) / scale, (high - reference) / scale
+    better = vocabulary.direction(variable, unit)
+    if better == vocabulary.HIGHER:
+        return below
+    if better == vocabulary.LOWER:
+        return above
+    return max(below, above)
+
+
+def inconclusive(
+    variable, unit, value, reference, lower, upper, threshold=DETECTION_THRESHOLD
+):
+    """``-12 % inside ±25 %`` for a figure that was not flagged although it is
+    worse than *reference* by at least *threshold*; None otherwise (also for a
+    reference of zero, where a relative change means nothing)."""
+    if threshold is None or reference is None:
+        return None
+    if reference == 0 and not vocabulary.is_share(variable, unit):
+        return None
+    scale, sign = _scale(variable, unit, reference)
+    change = (value - reference) / scale
+    better = vocabulary.direction(variable, unit)
+    worse = {vocabulary.HIGHER: -change, vocabulary.LOWER: change}.get(
+        better, abs(change)
+    )
+    if worse < threshold:
+        return None
+    low, high = bounds(reference, lower, upper)
+    below, above = (reference - low) / scale, (high - reference) / scale
+    if not low <= value <= high:
+        # Beyond the band, but the samples' noise explains it.
+        return f'{change * 100:+.0f} {sign} beyond the band, not significant'
+    width = {vocabulary.HIGHER: below, vocabulary.LOWER: above}.get(
+        better, below if change < 0 else above
+    )
+    if width <= threshold:
+        return None
+    if below == above:
+        band_text = f'±{_pct(below)} {sign}'
+    else:
+        band_text = f'-{_pct(below)}/+{_pct(above)} {sign}'
+    return f'{change * 100:+.0f} {sign} inside {band_text}'
+
+
+def _pct(fraction):
+    return '∞' if math.isinf(fraction) else f'{fraction * 100:.0f}'
 
 
 def judge(figure):
@@ -94,6 +165,8 @@ class Judged:
     verdict: str = NO_REFERENCE
     ci: Optional[tuple] = None
     disturbed: Optional[str] = None
+    #: See DETECTION_THRESHOLD; None: no INCONCLUSIVE verdict.
+    threshold: Optional[float] = DETECTION_THRESHOLD
 
     @property
     def value(self):
@@ -125,11 +198,24 @@ class Judged:
             # side is the other one.
             side = sign * stats.departure(self.ci, self.lower, self.upper, sign)
         self.verdict = outside(self.variable, self.unit, side)
+        if side == 0:
+            why = inconclusive(
+                self.variable,
+                self.unit,
+                self.value,
+                ref,
+                self.lower,
+                self.upper,
+                self.threshold,
+            )
+            if why:
+                self.verdict = f'{INCONCLUSIVE} ({why})'
         return self
 
 
-def group(figures, baseline=None, tolerance=None):
+def group(figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD):
     """Judge the figures, pooling repeated samples of the same figure.
+    *threshold*: see DETECTION_THRESHOLD.
 
     With *baseline* figures (another run), each figure is judged against the
     baseline's samples with the reference's tolerance, or *tolerance* (a
@@ -146,6 +232,7 @@ def group(figures, baseline=None, tolerance=None):
                 *key, fig.unit, [], fig.reference, fig.lower, fig.upper
             )
             entry.disturbed = disturbed
+            entry.threshold = threshold
         entry.values.append(fig.value)
         if fig.has_reference:
             entry.reference, entry.lower, entry.upper = (
@@ -249,13 +336,23 @@ def format_json(table):
 
 def kind(verdict):
     """The verdict word of a table cell (``FAILED (sanity): ...`` -> FAILED)."""
-    for word in (FAILED, SKIPPED, FASTER, DISTURBED):
+    for word in (FAILED, SKIPPED, FASTER, DISTURBED, INCONCLUSIVE):
         if verdict.startswith(word):
             return word
     return verdict
 
 
-SUMMARY_ORDER = (PASS, SLOWER, WORSE, FLAGGED, FASTER, NO_REFERENCE, DISTURBED, FAILED)
+SUMMARY_ORDER = (
+    PASS,
+    SLOWER,
+    WORSE,
+    FLAGGED,
+    FASTER,
+    INCONCLUSIVE,
+    NO_REFERENCE,
+    DISTURBED,
+    FAILED,
+)
 
 
 def summary(table):
@@ -275,13 +372,15 @@ def anything_wrong(table):
 
 
 def strict_findings(table):
-    """What fails only a --strict run: no reference, FASTER, DISTURBED."""
+    """What fails only a --strict run: no reference, FASTER, DISTURBED,
+    INCONCLUSIVE."""
     return [row for row in table if kind(row[-1]) in STRICT_ONLY]
 
 
 def exit_code(table, strict=False):
     """0 all judged and within tolerance; 1 a regression or a failure;
-    3 (only with *strict*) a figure without reference, FASTER or DISTURBED.
+    3 (only with *strict*) a figure without reference, FASTER, DISTURBED or
+    INCONCLUSIVE.
     (2, bad input, is raised before any table exists.)"""
     if anything_wrong(table):
         return EXIT_REGRESSION

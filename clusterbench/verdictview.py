@@ -199,7 +199,8 @@ def _wrapped(text, width):
 def format_junit(table, strict=False):
     """JUnit XML: one testsuite per check, one testcase per figure (and one per
     test that failed or was skipped before recording any). Regressions and
-    failures are ``<failure>``; no reference, FASTER and DISTURBED are failures
+    failures are ``<failure>``; no reference, FASTER, DISTURBED and
+    INCONCLUSIVE are failures
     only when *strict*, otherwise noted in ``system-out``."""
     suites = {}
     for row in table:
@@ -274,8 +275,18 @@ def add_arguments(parser, formats=True):
     parser.add_argument(
         '--strict',
         action='store_true',
-        help='also fail (exit 3) on a figure with no reference, FASTER or '
-        'DISTURBED: for a CI gate',
+        help='also fail (exit 3) on a figure with no reference, FASTER, '
+        'DISTURBED or INCONCLUSIVE: for a CI gate',
+    )
+    parser.add_argument(
+        '--max-tolerance',
+        dest='threshold',
+        type=float,
+        default=verdict.DETECTION_THRESHOLD,
+        metavar='FRACTION',
+        help='a figure worse than its reference by this much but inside a '
+        'band wider than this on its bad side is INCONCLUSIVE, not pass '
+        '(default %(default)s, as in `references check`)',
     )
     parser.add_argument(
         '-v',

@@ -53,6 +53,23 @@ NAMED = {
 }
 
 
+#: Figures that are a share of a whole and live near zero (the share of the
+#: run spent in MPI is ~0.05 % for one rank): a relative tolerance around such
+#: a value is noise around zero. Their references get an absolute floor in
+#: their own unit (SHARE_FLOOR percentage points), and a detection threshold
+#: is measured in points of the whole, not relative to the value.
+SHARES = {'mpi_share', 'mpi_time_share', 'stalls_worst'}
+#: The smallest band of a share figure, in percentage points.
+SHARE_FLOOR = 1.0
+
+
+def is_share(variable, unit):
+    """A share of a whole near zero, in % (see SHARES)."""
+    if (unit or '').strip() != '%':
+        return False
+    return any(variable == s or (variable or '').endswith(f'_{s}') for s in SHARES)
+
+
 def _named(variable):
     for name, better in NAMED.items():
         if variable == name or variable.endswith(f'_{name}'):

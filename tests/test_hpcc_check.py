@@ -25,7 +25,7 @@ HPCCCheck:
   $index: [$partition, $environ]
   'local:default':
     gnu-openmpi:
-      hpl: [50.0, -1.0, 1000.0, 'GFlop/s']
+      hpl: [1.0e-6, -1.0, 1.0e+9, 'GFlop/s']
       mpifft: [1.0e+6, -0.01, 0.01, 'GFlop/s']
 """
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from rfm import clusterbench
 
-from clusterbench import refdata, refupdate, verdict
+from clusterbench import refdata, refupdate, stats, verdict
 from clusterbench.errors import ClusterbenchError
 from clusterbench.runreport import Figure
 
@@ -264,3 +264,132 @@ def test_a_system_name_that_leads_out_of_the_root_is_refused(tmp_path):
         "clusterbench: error: '../outside': not a system name"
     ]
     assert not (tmp_path / 'outside').exists()
+
+
+# -- the spread between sessions ------------------------------------------------
+
+
+def sessions_of(tmp_path, variable, per_session, unit='GB/s'):
+    """One report per session, each with its reruns of one figure."""
+    paths = []
+    for i, values in enumerate(per_session):
+        runs = []
+        for v in values:
+            c = case('T', {variable: v})
+            for key in c['perfvalues']:
+                c['perfvalues'][key][4] = unit
+            runs.append([c])
+        paths.append(report(tmp_path, f's{i}.json', *runs, uuid=f'session{i}'))
+    return paths
+
+
+def test_the_tolerance_is_the_spread_between_sessions_not_of_reruns(tmp_path):
+    # Reruns inside a session agree to 0.2 %; the sessions differ by 17 %.
+    per_session = [[100.0, 100.2, 99.9], [112.0, 112.1, 111.8], [95.0, 95.1, 95.2]]
+    paths = sessions_of(tmp_path, 'bw', per_session)
+    (prop,) = refupdate.propose(refupdate.collect(paths), floor=0.03, k=3)
+    medians = [100.0, 112.0, 95.1]
+    assert prop.reference == 100.0  # the median of the sessions' medians
+    assert prop.spread == pytest.approx(stats.relative_spread(medians))
+    # k x the spread of the medians (MAD 4.9): 21.8 %, beyond their reach.
+    assert prop.tolerance == 0.22
+    # Every session's median is inside the band; the reruns alone (one
+    # session) would have given the 3 % floor.
+    low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
+    assert all(low <= m <= high for m in medians)
+    (alone,) = refupdate.propose(refupdate.collect(paths[:1]), floor=0.03, k=3)
+    assert alone.tolerance == 0.03
+
+
+def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
+    # NetPIPE's intra-node peak: 4.1 GB/s in two sessions, 20.9 in the third.
+    paths = sessions_of(tmp_path, 'bw', [[4.1, 4.1], [4.08, 4.12], [20.9, 20.7]])
+    (prop,) = refupdate.propose(refupdate.collect(paths), floor=0.03, k=3)
+    assert prop.reference == 4.1
+    low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
+    assert low == 0 and high >= 20.8  # reach to 20.8 (+410 %) plus the floor
+    # Both modes pass ReFrame's band; the wide band says what it cannot judge:
+    # a run in the low mode 12 % under the reference is INCONCLUSIVE.
+    for value, expected in ((20.8, verdict.PASS), (4.1, verdict.PASS)):
+        fig = Figure(
+            'T', 'l', 'd', 'e', 'bw', value, 'GB/s', 4.1, *prop.entry[1:3], None
+        )
+        assert verdict.group([fig])[0].verdict == expected
+    fig = Figure('T', 'l', 'd', 'e', 'bw', 3.6, 'GB/s', 4.1, *prop.entry[1:3], None)
+    assert verdict.group([fig])[0].verdict.startswith('INCONCLUSIVE (-12 % inside')
+    # Two sessions: the centre is between the modes, half the range reaches both.
+    (two,) = refupdate.propose(refupdate.collect(paths[1:]), floor=0.03, k=3)
+    low, high = verdict.bounds(two.reference, *two.entry[1:3])
+    assert low <= 4.09 and high >= 20.8
+
+
+def test_a_share_near_zero_gets_an_absolute_floor(tmp_path):
+    # mpi_share of one-rank CG runs: 0.05 % give or take noise.
+    per_session = [[0.050, 0.051], [0.057, 0.056], [0.049, 0.048]]
+    paths = sessions_of(tmp_path, 'mpi_share', per_session, unit='%')
+    (prop,) = refupdate.propose(refupdate.collect(paths), floor=0.03, k=3)
+    assert prop.reference == 0.0505
+    # 1 percentage point around 0.05 %: +1980 %, and the lower bound stops at 0.
+    assert prop.entry[1] == -1.0 and prop.entry[2] == pytest.approx(19.8, abs=0.01)
+    low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
+    assert low == 0 and high == pytest.approx(1.05, abs=0.01)
+    for value in (0.038, 0.057, 0.049, 0.9):
+        fig = Figure(
+            'T', 'l', 'd', 'e', 'mpi_share', value, '%', prop.reference,
+            *prop.entry[1:3], None,
+        )  # fmt: skip
+        assert verdict.group([fig])[0].verdict == verdict.PASS
+    # A real change of more than a point is a change.
+    fig = Figure(
+        'T',
+        'l',
+        'd',
+        'e',
+        'mpi_share',
+        1.6,
+        '%',
+        prop.reference,
+        *prop.entry[1:3],
+        None,
+    )
+    assert verdict.group([fig])[0].verdict == verdict.WORSE
+    # `references check` measures the share in points: ±1 point is narrow.
+    refs = tmp_path / 'refs'
+    refupdate.write([prop], str(refs), paths)
+    assert refdata.wide_tolerances(str(refs)) == []
+
+
+def test_update_names_sessions_and_warns_below_three(tmp_path):
+    refs = tmp_path / 'refs'
+    paths = sessions_of(tmp_path, 'bw', [[10.0, 10.1], [10.2], [10.1]])
+    two = clusterbench(
+        'references', 'update', '--directory', str(refs), '--from', *paths[:2]
+    )
+    assert two.returncode == 0, two.stderr
+    assert '(n=3 in 2 sessions, spread' in two.stdout
+    assert (
+        'warning: T > local:default > gnu-openmpi > AMD EPYC: 2 sessions '
+        '(fewer than 3)' in two.stdout
+    )
+    three = clusterbench(
+        'references', 'update', '--directory', str(refs), '--write', '--from', *paths
+    )
+    assert three.returncode == 0, three.stderr
+    assert '(n=4 in 3 sessions, spread' in three.stdout
+    assert 'warning' not in three.stdout
+    prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
+    figure = prov['T']['local:default/gnu-openmpi/AMD EPYC']['figures']['bw']
+    assert figure['sessions'] == 3
+    assert sorted(figure['session_medians']) == [10.05, 10.1, 10.2]
+
+
+def test_one_sided_and_k_and_floor_apply_to_the_session_rule(tmp_path):
+    paths = sessions_of(tmp_path, 'bw', [[100.0], [104.0], [98.0]])
+    groups = refupdate.collect(paths)
+    (prop,) = refupdate.propose(groups, floor=0.03, k=1, one_sided=True)
+    # reach to 104 (+4 %) plus the 3 % floor; k x spread (2.97 %) is less.
+    assert prop.entry == [100.0, -0.07, None, 'GB/s']
+    (prop,) = refupdate.propose(groups, floor=0.10, k=1)
+    assert prop.tolerance == 0.14
+    (prop,) = refupdate.propose(groups, floor=0.01, k=10)
+    assert prop.tolerance == 0.3

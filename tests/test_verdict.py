@@ -66,7 +66,8 @@ def fig(
 )
 def test_single_sample_verdicts_are_reframes(figure, expected):
     assert verdict.judge(figure) == expected
-    (judged,) = verdict.group([figure])
+    # Without a detection threshold: no INCONCLUSIVE, exactly ReFrame's band.
+    (judged,) = verdict.group([figure], threshold=None)
     assert judged.verdict == expected
 
 
@@ -105,6 +106,12 @@ def test_a_real_change_beyond_tolerance_is_flagged_even_if_close_to_it():
     noisy = [fig(v, 100, -0.08, 0.08) for v in (70, 101, 90, 120, 85)]
     (judged,) = verdict.group(noisy)
     assert judged.value < 92 and judged.ci[2] > 1
+    # A median 10 % worse never passes silently: the noise hides it, and the
+    # verdict says so (it fails only --strict).
+    assert judged.verdict == 'INCONCLUSIVE (-10 % beyond the band, not significant)'
+    assert verdict.kind(judged.verdict) in verdict.STRICT_ONLY
+    # Below the detection threshold it stays a pass.
+    (judged,) = verdict.group(noisy, threshold=0.15)
     assert judged.verdict == verdict.PASS
 
 
@@ -278,3 +285,61 @@ def test_junit_one_testcase_per_figure():
         assert root.get('skipped') == '1'
         (slow,) = [c for c in cases if c.get('name') == 'dgemm_star']
         assert slow.find('failure').get('type') == verdict.SLOWER
+
+
+@pytest.mark.parametrize(
+    'figure, expected',
+    [
+        # 12 % slower inside ±25 %: the band cannot tell, the verdict says so.
+        (fig(88, 100, -0.25, 0.25), 'INCONCLUSIVE (-12 % inside ±25 %)'),
+        # The same change inside a band the threshold fits: a plain pass
+        # (ReFrame's answer) is right, since 10 % would be flagged.
+        (fig(92, 100, -0.1, 0.1), verdict.PASS),
+        # Better than the reference, however wide the band: pass.
+        (fig(120, 100, -0.25, 0.25), verdict.PASS),
+        # Worse by less than the threshold: pass.
+        (fig(95, 100, -0.25, 0.25), verdict.PASS),
+        # A time: worse is higher, the bad side is the upper one.
+        (
+            fig(115, 100, -0.05, 0.3, name='time', unit='s'),
+            'INCONCLUSIVE (+15 % inside -5/+30 %)',
+        ),
+        (fig(85, 100, -0.3, 0.05, name='time', unit='s'), verdict.PASS),
+        # No better direction: either side is bad.
+        (
+            fig(80, 100, -0.3, 0.3, name='iterations', unit=''),
+            'INCONCLUSIVE (-20 % inside ±30 %)',
+        ),
+        # A one-sided band open on the bad side judges nothing there.
+        (fig(50, 100, None, 0.1), 'INCONCLUSIVE (-50 % inside -∞/+10 %)'),
+        # A share near zero: changes in points of the whole. 0.049 % against
+        # 0.038 % is 0.01 points, nothing to say...
+        (fig(0.049, 0.038, -1.0, 26.3, name='mpi_share', unit='%'), verdict.PASS),
+        # ... a band of ±15 points cannot catch 12 points.
+        (
+            fig(32, 20, -0.75, 0.75, name='mpi_time_share', unit='%'),
+            'INCONCLUSIVE (+12 pp inside ±15 pp)',
+        ),
+    ],
+)
+def test_inconclusive_names_what_the_band_cannot_judge(figure, expected):
+    (judged,) = verdict.group([figure])
+    assert judged.verdict == expected
+    # ReFrame's own verdict is unchanged: inside the band is a pass.
+    if verdict.kind(expected) == verdict.INCONCLUSIVE:
+        assert verdict.judge(figure) == verdict.PASS
+
+
+def test_inconclusive_fails_only_strict_and_is_counted():
+    table = verdict.rows(verdict.group([fig(88, 100, -0.25, 0.25)]), [])
+    assert verdict.exit_code(table) == verdict.EXIT_OK
+    assert verdict.exit_code(table, strict=True) == verdict.EXIT_STRICT
+    assert verdict.summary(table) == '0 pass, 1 INCONCLUSIVE, 0 no reference, 0 FAILED'
+    assert 'INCONCLUSIVE (-12 % inside ±25 %)' in verdict.format_csv(table)
+
+
+def test_inconclusive_against_a_baseline_run():
+    base = [fig(v) for v in (100, 101, 99)]
+    slower = [fig(v) for v in (88, 87, 89)]
+    (judged,) = verdict.group(slower, base, tolerance=0.25)
+    assert judged.verdict == 'INCONCLUSIVE (-12 % inside ±25 %)'

@@ -4,6 +4,8 @@ One tiny real session through ReFrame (our CG solver, class S, one test) and
 the NPB tests, which skip here (no NPB tree), judged against references of
 our own: gflops far below what any run reaches (two-sided band: FASTER) and
 the other figures one-sided, as `references update --one-sided` writes them.
+The iteration count (59 for class S) against 100 with a band open below is
+INCONCLUSIVE: 41 % off, inside a band that cannot judge it.
 """
 
 import json
@@ -85,11 +87,17 @@ def plain(tmp):
 def test_faster_is_reported_and_exits_0(plain, tmp):
     assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr
     table = table_of(plain.stdout)
-    (row,) = [line for line in table if line.startswith('CGSolverCheck  ')]
+    row, other = [line for line in table if line.startswith('CGSolverCheck  ')]
     cells = row.split()
     assert cells[3] == 'gflops' and row.endswith('FASTER (reference stale?)')
-    assert 'CGSolverCheck: 1 test case: 4 pass, 1 FASTER' in table
-    assert '1 FASTER: would fail with --strict (exit 3)' in table
+    assert other.split()[3] == 'iterations'
+    assert other.endswith('INCONCLUSIVE (-41 % inside -100/+∞ %)'), other
+    assert 'CGSolverCheck: 1 test case: 3 pass, 1 FASTER, 1 INCONCLUSIVE' in table
+    assert '1 FASTER, 1 INCONCLUSIVE: would fail with --strict (exit 3)' in table
+    assert any(
+        line.startswith('3 pass, 1 FASTER, 1 INCONCLUSIVE, 0 no reference')
+        for line in table
+    )
     # Plain ReFrame failed the test on the two-sided gflops band only: the
     # one-sided bands passed there too (its exit status is not ours).
     (path,) = (tmp / 'results').glob('local/*/report.json')
@@ -127,15 +135,17 @@ def test_junit_has_one_testcase_per_figure(plain, tmp):
     assert root.findall('./testsuite[@name="NPBCheck"]/testcase/skipped')
     (gflops,) = [c for c in cases if c.get('name') == 'gflops']
     assert 'FASTER' in gflops.find('system-out').text
+    (iterations,) = [c for c in cases if c.get('name') == 'iterations']
+    assert 'INCONCLUSIVE (-41 %' in iterations.find('system-out').text
 
 
 def test_strict_exits_3_and_junit_fails_the_faster_figure(tmp):
     strict = run(tmp, '--strict', '--junit', str(tmp / 'strict.xml'))
     assert strict.returncode == 3, strict.stdout[-3000:] + strict.stderr
-    assert '1 FASTER: fail this run (exit 3)' in table_of(strict.stdout)
+    assert '1 FASTER, 1 INCONCLUSIVE: fail this run (exit 3)' in table_of(strict.stdout)
     root = ET.parse(tmp / 'strict.xml').getroot()
     failed = root.findall('.//testcase/failure')
-    assert [f.get('type') for f in failed] == ['FASTER']
+    assert sorted(f.get('type') for f in failed) == ['FASTER', 'INCONCLUSIVE']
 
 
 def test_perflogs_go_to_the_one_central_directory(plain, tmp):

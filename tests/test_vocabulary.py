@@ -47,3 +47,26 @@ def test_declared_figures_of_the_checks():
     assert vocabulary.is_speed('time', 's') and vocabulary.is_speed('hpl', 'GFlop/s')
     assert not vocabulary.is_speed('energy_j', 'J')
     assert not vocabulary.is_speed('mpi_share', '%')
+
+
+def test_shares_near_zero_are_declared_once_and_are_percentages():
+    # Every figure of the checks in % is either a share near zero or an
+    # efficiency (judged relative to its value, far from zero).
+    figures = [(n, u) for n, u, _ in cgsolver.FIGURES.values()]
+    figures += [(n, u) for n, u, _ in hpcc.FIGURES.values()]
+    figures += list(npb.FIGURES.values()) + list(FABRIC.items())
+    shares = {n for n, u in figures if vocabulary.is_share(n, u)}
+    assert shares == {'mpi_share', 'stalls_worst'} & {n for n, _ in figures}
+    assert {n for n, u in figures if u == '%'} - shares <= {
+        'hpl_dgemm_efficiency',
+        'pingpong_link_efficiency',
+        'link_efficiency',
+        'link_efficiency_bidir',
+    } | {n for n, _ in figures if n.endswith('efficiency')}
+    assert vocabulary.is_share('mpi_time_share', '%')
+    assert vocabulary.is_share('intra_mpi_share', '%')
+    # Not a percentage: not a share of a whole.
+    assert not vocabulary.is_share('mpi_share', 's')
+    assert not vocabulary.is_share('hpl_dgemm_efficiency', '%')
+    # A share is judged as the figure it is: lower is better.
+    assert all(vocabulary.direction(n, '%') == vocabulary.LOWER for n in shares)

@@ -413,7 +413,8 @@ class _Builder:
             return Cell(
                 config,
                 bench,
-                judged.verdict,
+                # The word only (INCONCLUSIVE's detail is in the table).
+                verdict.kind(judged.verdict),
                 list(judged.values),
                 judged.reference,
                 judged.lower,

@@ -35,6 +35,7 @@ STATE_COLOURS = {
     'WORSE': '#c62828',
     'FLAGGED': '#c62828',
     'FASTER': '#1565c0',
+    'INCONCLUSIVE': '#f9a825',
     'no reference': '#546e7a',
 }
 MISSING_COLOUR = '#9e9e9e'

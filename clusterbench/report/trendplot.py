@@ -23,6 +23,7 @@ _MARKS = {
     verdict.FLAGGED: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
     verdict.FASTER: ('#1565c0', '^', 'FASTER'),
     verdict.DISTURBED: ('#ef6c00', 'D', 'DISTURBED'),
+    verdict.INCONCLUSIVE: ('#f9a825', 's', 'INCONCLUSIVE'),
     verdict.NO_REFERENCE: ('#546e7a', 'o', 'no reference'),
 }
 

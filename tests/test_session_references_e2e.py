@@ -1,0 +1,125 @@
+"""References recorded from real sessions judge the next unchanged run.
+
+Three real ReFrame sessions of our CG solver (class S, one configuration,
+two reruns each) recorded with `references update --write`, then a fourth
+session judged against them: ReFrame resolves what was written, and nothing
+is FLAGGED or FASTER on a run of the same machine. The rule itself
+(per-session medians, reach, shares) is tested on synthetic samples in
+tests/test_refupdate.py.
+"""
+
+import csv
+import glob
+import io
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+from conftest import PROJECT
+from rfm import tool
+
+from clusterbench import refdata, reflookup, verdict
+
+pytestmark = pytest.mark.integration
+
+SELECT = (
+    '-n',
+    'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
+    '-p',
+    'gnu-openmpi',
+    '-S',
+    'problem_class=S',
+    '--repeat',
+    '2',
+    # Measured, not judged: beside other work the runs would be DISTURBED,
+    # and disturbed figures never feed a reference.
+    '-S',
+    'judge_conditions=false',
+)
+
+
+def clusterbench(tmp, *args):
+    env = {
+        **os.environ,
+        'RFM_REFERENCE_PREFIX': str(tmp / 'refs'),
+        'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
+        'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
+    }
+    return subprocess.run(
+        [tool('clusterbench'), *args],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        env=env,
+        timeout=900,
+    )
+
+
+def session(tmp):
+    """Run one real session; the path of its report."""
+    before = set(glob.glob(str(tmp / 'results' / 'local' / '*' / 'report.json')))
+    ran = clusterbench(tmp, 'run', '--results', str(tmp / 'results'), '--', *SELECT)
+    after = set(glob.glob(str(tmp / 'results' / 'local' / '*' / 'report.json')))
+    (report,) = after - before
+    assert ran.returncode in (0, 3), ran.stdout[-3000:] + ran.stderr
+    return report
+
+
+@pytest.fixture(scope='module')
+def recorded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('sessions')
+    (tmp / 'refs').mkdir()
+    reports = [session(tmp) for _ in range(3)]
+    update = clusterbench(
+        tmp,
+        'references',
+        'update',
+        '--directory',
+        str(tmp / 'refs'),
+        '--write',
+        '--from',
+        *reports,
+    )
+    assert update.returncode == 0, update.stdout + update.stderr
+    return tmp, reports, update.stdout
+
+
+def test_update_from_three_real_sessions(recorded):
+    tmp, reports, out = recorded
+    assert len({json.load(open(r))['session_info']['uuid'] for r in reports}) == 3
+    assert out.count('(n=6 in 3 sessions,') == 5, out
+    assert 'warning' not in out
+    assert refdata.check_file(str(tmp / 'refs' / 'local' / 'cgsolver.yaml')) == {
+        'CGSolverCheck': 5
+    }
+    prov = yaml.safe_load(
+        (tmp / 'refs' / 'local' / 'provenance' / 'cgsolver.yaml').read_text()
+    )
+    (entry,) = prov['CGSolverCheck'].values()
+    assert entry['figures']['gflops']['sessions'] == 3
+    assert len(entry['figures']['gflops']['session_medians']) == 3
+
+
+def test_an_unchanged_run_is_neither_flagged_nor_faster(recorded):
+    tmp, _, _ = recorded
+    report = session(tmp)
+    # ReFrame itself resolved the references just written, as our look-up does.
+    data = json.load(open(report))
+    case = data['runs'][0]['testcases'][0]
+    written = reflookup.references_for(case, str(tmp / 'refs'))
+    assert {k.rsplit(':', 1)[1]: v[1] for k, v in case['perfvalues'].items()} == {
+        k: v[0] for k, v in written.items()
+    }
+    compared = clusterbench(
+        tmp, 'compare', '--references', str(tmp / 'refs'), '--format', 'csv', report
+    )
+    rows = list(csv.DictReader(io.StringIO(compared.stdout)))
+    kinds = {row['variable']: verdict.kind(row['verdict']) for row in rows}
+    assert set(kinds) == {'gflops', 'bandwidth', 'time', 'iterations', 'mpi_share'}
+    assert not {verdict.FLAGGED, verdict.FASTER, verdict.NO_REFERENCE} & set(
+        kinds.values()
+    ), compared.stdout
+    # The deterministic figure and the share near zero pass outright.
+    assert kinds['iterations'] == kinds['mpi_share'] == verdict.PASS, compared.stdout
