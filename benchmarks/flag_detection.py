@@ -10,7 +10,7 @@ recorded samples, slowed down by 0 %, 5 % and 10 %, and judges them as
 bootstrap interval excluding 1).
 
 A session counts as flagged when its verdict fails the run: SLOWER or WORSE,
-beyond tolerance in the figure's bad direction (clusterbench.vocabulary).
+beyond tolerance in the figure's bad direction (clusterbench.judging.vocabulary).
 Prints, per slowdown, the share of simulated sessions flagged: over all
 figures, over the figures whose tolerance is below the slowdown, and over
 those whose tolerance is below it by more than half the recorded samples'
@@ -56,7 +56,9 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from clusterbench import refupdate, runner, runreport, stats, vocabulary  # noqa: E402
+from clusterbench.judging import stats, vocabulary
+from clusterbench.references import update as refupdate  # noqa: E402
+from clusterbench.results import runner, runreport
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_REAL_ARGS = (
@@ -67,7 +69,7 @@ CGROUP_NAME = 'clusterbench-flag-detection'
 
 
 def _lower_is_better(name, unit):
-    """A slowdown makes these figures larger (clusterbench.vocabulary)."""
+    """A slowdown makes these figures larger (clusterbench.judging.vocabulary)."""
     return vocabulary.direction(name.rsplit('/', 1)[-1], unit) == vocabulary.LOWER
 
 

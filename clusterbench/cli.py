@@ -5,30 +5,20 @@ import importlib
 import os
 import sys
 
-from clusterbench import (
-    __version__,
-    history,
-    paths,
-    profile,
-    refdata,
-    refdir,
-    reflookup,
-    refprov,
-    refstore,
-    refupdate,
-    replay,
-    report,
-    runner,
-    runreport,
-    selection,
-    sessionreport,
-    siteinit,
-    spackenv,
-    trend,
-    verdict,
-    verdictview,
-)
-from clusterbench.errors import ClusterbenchError, run_command
+from clusterbench import __version__, report, siteinit, spackenv
+from clusterbench.bench import profile
+from clusterbench.core import paths
+from clusterbench.core.errors import ClusterbenchError, run_command
+from clusterbench.judging import selection, trend, verdict
+from clusterbench.judging import view as verdictview
+from clusterbench.references import directory as refdir
+from clusterbench.references import lookup as reflookup
+from clusterbench.references import provenance as refprov
+from clusterbench.references import store as refstore
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
+from clusterbench.results import history, replay, runner, runreport
+from clusterbench.results import session as sessionreport
 
 
 def _load_all(paths, references=None):
@@ -482,7 +472,7 @@ DELEGATED = {
         'node and fabric acceptance, and scaling (see: clusterbench acceptance -h)',
     ),
     'mirror': (
-        'clusterbench.mirror',
+        'clusterbench.bench.mirror',
         'download the default benchmark releases into DIR for an air-gapped '
         'site, or --check one (see: clusterbench mirror -h)',
     ),

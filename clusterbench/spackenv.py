@@ -26,7 +26,7 @@ import sys
 import yaml
 
 from clusterbench import stacknames
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENVS_ROOT = os.path.join(PROJECT, 'spack_envs')

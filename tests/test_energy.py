@@ -13,7 +13,7 @@ import pytest
 from conftest import PROJECT
 
 from clusterbench import energy
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 SYSFS = os.path.join(PROJECT, 'tests', 'data', 'sysfs')
 IB_NODE = os.path.join(SYSFS, 'ib-node')

@@ -11,7 +11,8 @@ import pytest
 from conftest import PROJECT
 from rfm import only_case, reframe, tool
 
-from clusterbench import hwinfo, reflookup
+from clusterbench import hwinfo
+from clusterbench.references import lookup as reflookup
 
 pytestmark = pytest.mark.integration
 

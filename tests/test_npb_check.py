@@ -22,9 +22,12 @@ from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import hwinfo, npb_makedef, reflookup, runreport
+from clusterbench import hwinfo
+from clusterbench.bench import npb_makedef
 from clusterbench.checks import npb as checks_npb
 from clusterbench.parsers import npb
+from clusterbench.references import lookup as reflookup
+from clusterbench.results import runreport
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import PROJECT
 from rfm import clusterbench
 
-from clusterbench import refdata
+from clusterbench.references import validate as refdata
 
 GOOD = """\
 HPCCCheck:

@@ -9,9 +9,11 @@ import pytest
 import yaml
 from rfm import clusterbench
 
-from clusterbench import refdata, refupdate, verdict
-from clusterbench.errors import ClusterbenchError
-from clusterbench.runreport import Figure
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
+from clusterbench.results.runreport import Figure
 
 
 def case(name, values, *, result='pass', phase=None, env='gnu-openmpi', **params):

@@ -22,7 +22,8 @@ from conftest import PROJECT
 from reframe.utility.cpuinfo import cpuinfo
 from rfm import CONFIG, reframe, tool
 
-from clusterbench import lastlevelcache, sources
+from clusterbench import lastlevelcache
+from clusterbench.bench import sources
 from clusterbench.checks import stream as stream_check
 
 FAKE_NPB = os.path.join(PROJECT, 'tests', 'data', 'fake_npb')

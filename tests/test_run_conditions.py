@@ -13,8 +13,11 @@ import pytest
 from conftest import PROJECT
 from rfm import clusterbench, only_case, reframe, tool
 
-from clusterbench import conditions, hwinfo, refupdate, runreport, verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench import conditions, hwinfo
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
+from clusterbench.references import update as refupdate
+from clusterbench.results import runreport
 
 PYTHON = sys.executable
 

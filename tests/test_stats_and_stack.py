@@ -2,8 +2,11 @@
 
 import pytest
 
-from clusterbench import refdata, refupdate, spackenv, stacknames, stats, vocabulary
+from clusterbench import spackenv, stacknames
 from clusterbench.checks import comm
+from clusterbench.judging import stats, vocabulary
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
 from clusterbench.report import assemble
 
 

@@ -6,7 +6,7 @@ from reframe.core.builtins import variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench import linkpeak
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 
 class DeclaredLinkPeak(rfm.RegressionTestPlugin):

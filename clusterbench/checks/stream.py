@@ -25,7 +25,8 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import SanityError
 
-from clusterbench import lastlevelcache, sources
+from clusterbench import lastlevelcache
+from clusterbench.bench import sources
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.release import (
@@ -35,7 +36,7 @@ from clusterbench.checks.release import (
 )
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import SpackBuilt
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import stream
 
 #: stream.c's own default array size: the floor when the caches are small.

@@ -12,8 +12,9 @@ import argparse
 import sys
 import time
 
-from clusterbench import refdir, reflookup
-from clusterbench.errors import ClusterbenchError, run_command
+from clusterbench.core.errors import ClusterbenchError, run_command
+from clusterbench.references import directory as refdir
+from clusterbench.references import lookup as reflookup
 
 DEFAULT_OUTPUT = 'results/report.html'
 

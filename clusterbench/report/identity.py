@@ -3,7 +3,8 @@ and the family of its figures. The keys the report groups by."""
 
 import re
 
-from clusterbench import stacknames, vocabulary
+from clusterbench import stacknames
+from clusterbench.judging import vocabulary
 
 
 def _stack_from_name(environ):

@@ -1,7 +1,7 @@
 """The trends section: figures measured in two or more sessions."""
 
-from clusterbench import verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
 from clusterbench.report.model import Trends
 
 #: Trend plots in one report; the ones that moved or left their band first.
@@ -9,7 +9,7 @@ MAX_TRENDS = 30
 
 
 def build(runs, limit=MAX_TRENDS):
-    from clusterbench import trend
+    from clusterbench.judging import trend
 
     try:
         series = trend.collect([(run.source, run.data) for run in runs])

@@ -6,7 +6,7 @@ from typing import Optional
 
 import jsonschema
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 #: The phase recorded for a test case that was skipped with a reason.
 SKIPPED = 'skipped'

@@ -6,18 +6,13 @@ import shlex
 import sys
 import time
 
-from clusterbench import (
-    nodelock,
-    refdata,
-    refdir,
-    reframe_output,
-    runreport,
-    selection,
-    sessionreport,
-    verdict,
-    verdictview,
-)
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import selection, verdict
+from clusterbench.judging import view as verdictview
+from clusterbench.references import directory as refdir
+from clusterbench.references import validate as refdata
+from clusterbench.results import nodelock, reframe_output, runreport
+from clusterbench.results import session as sessionreport
 
 
 def session_dir(results, system):

@@ -7,7 +7,7 @@ from the environment's compiler wrapper (no MPdir/MPlib), BLAS through its C
 interface (``-DHPL_CALL_CBLAS``).
 """
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 ARCH = 'clusterbench'
 

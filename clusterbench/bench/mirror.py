@@ -1,6 +1,6 @@
 """``clusterbench mirror DIR``: the default releases, for an air-gapped site.
 
-Downloads every default benchmark release (:data:`clusterbench.sources.
+Downloads every default benchmark release (:data:`clusterbench.bench.sources.
 DEFAULTS`) into DIR under the name upstream gives it, verifies each against
 its sha256 and writes ``SHA256SUMS`` (``sha256sum -c`` reads it). Copy DIR
 to the site and set ``CLUSTERBENCH_MIRROR=DIR``. ``--check DIR`` verifies a
@@ -14,8 +14,8 @@ import shutil
 import sys
 import tempfile
 
-from clusterbench import sources
-from clusterbench.errors import ClusterbenchError, parse_and_run
+from clusterbench.bench import sources
+from clusterbench.core.errors import ClusterbenchError, parse_and_run
 
 SUMS = 'SHA256SUMS'
 

@@ -12,7 +12,7 @@ import os
 
 import yaml
 
-from clusterbench.refstore import sha256
+from clusterbench.references.store import sha256
 
 PROVENANCE_DIR = 'provenance'
 HASH_KEY = 'entry_sha256'

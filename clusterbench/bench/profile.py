@@ -5,15 +5,15 @@ per intercepted MPI function, calls / time / bytes aggregated over the ranks
 (min, mean, max, sum) and a log2 message-size histogram; bin 0 holds 0-byte
 messages and bin k >= 1 sizes in [2^(k-1), 2^k) bytes.
 
-    python -m clusterbench.profile show mpiprof.json
-    python -m clusterbench.profile check mpiprof.json cgsolver.out
+    python -m clusterbench.bench.profile show mpiprof.json
+    python -m clusterbench.bench.profile check mpiprof.json cgsolver.out
 """
 
 import argparse
 import json
 import sys
 
-from clusterbench.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError, parse_and_run
 
 FORMAT = 'clusterbench-mpiprof/1'
 _STATS = ('min', 'mean', 'max', 'sum')
@@ -269,7 +269,8 @@ def _cmd_check(args):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.profile', description='Read mpiprof profiles.'
+        prog='python -m clusterbench.bench.profile',
+        description='Read mpiprof profiles.',
     )
     sub = ap.add_subparsers(dest='command', required=True)
     show = sub.add_parser('show', help='MPI share, per-call breakdown, histograms')

@@ -2,7 +2,7 @@
 
 import math
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 BYTES_PER_DOUBLE = 8
 

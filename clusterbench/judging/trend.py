@@ -9,7 +9,8 @@ behind the points, so a slow drift shows before it leaves the band.
 The change point is found by a CUSUM of the session medians (the split where
 the cumulative deviation from the mean is largest) and kept only when it is
 real: the bootstrap interval of median(after) / median(before), over the
-samples of the sessions on each side (:func:`clusterbench.stats.median_ratio_ci`),
+samples of the sessions on each side
+(:func:`clusterbench.judging.stats.median_ratio_ci`),
 excludes 1 and the shift is at least ``min_shift``. It names the first
 session after the move.
 """
@@ -22,8 +23,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
-from clusterbench import runreport, stats, verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import stats, verdict
+from clusterbench.results import runreport
 
 #: A smaller shift between the sessions before and after is no change point.
 DEFAULT_MIN_SHIFT = 0.05

@@ -22,7 +22,7 @@ import csv
 import math
 from dataclasses import dataclass, field
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 MiB = 1 << 20
 KiB = 1 << 10

@@ -35,7 +35,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 CACHE_ENV = 'CLUSTERBENCH_CACHE'
 MIRROR_ENV = 'CLUSTERBENCH_MIRROR'

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
-from clusterbench import stats, vocabulary
+from clusterbench.judging import stats, vocabulary
 
 PASS = 'pass'
 #: Beyond tolerance in the bad direction: a speed (rate or time) ...
@@ -21,7 +21,7 @@ WORSE = 'WORSE'
 FASTER = 'FASTER'
 FASTER_HINT = 'reference stale?'
 #: Beyond tolerance for a figure with no better direction (not a figure of
-#: merit, see clusterbench.vocabulary): fails the run, like ReFrame.
+#: merit, see clusterbench.judging.vocabulary): fails the run, like ReFrame.
 FLAGGED = 'FLAGGED'
 NO_REFERENCE = 'no reference'
 #: Measured while the run's conditions broke the partition's thresholds

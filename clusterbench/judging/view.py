@@ -1,6 +1,6 @@
 """The verdict table for a person (fits the terminal) and for CI (JUnit XML).
 
-Both take the rows of :func:`clusterbench.verdict.rows` (full test names; csv
+Both take the rows of :func:`clusterbench.judging.verdict.rows` (full test names; csv
 and json print those rows as they are). The person's table:
 
 - one line per check first (its test cases and verdict counts), then its
@@ -20,7 +20,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
 
-from clusterbench import verdict
+from clusterbench.judging import verdict
 
 _PARAM = re.compile(r'\s+%([.\w$]+)=(\S+)')
 

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 MAKEDEF = os.path.join('config', 'make.def')
 _MAKE_COMMON = os.path.join('sys', 'make.common')

@@ -18,9 +18,13 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from clusterbench import __version__, refprov, refstore, runreport, stats, vocabulary
-from clusterbench.errors import ClusterbenchError
-from clusterbench.reflookup import index_value
+from clusterbench import __version__
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import stats, vocabulary
+from clusterbench.references import provenance as refprov
+from clusterbench.references import store as refstore
+from clusterbench.references.lookup import index_value
+from clusterbench.results import runreport
 
 PROVENANCE_DIR = refprov.PROVENANCE_DIR
 _Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)

@@ -15,7 +15,7 @@ import socket
 import sys
 import tempfile
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 
 def lock_directory():

@@ -9,7 +9,8 @@ that the relative paths between them (a check's ``../src``, a site config's
 
 import os
 
-PACKAGE = os.path.dirname(os.path.abspath(__file__))
+# This file is clusterbench/core/paths.py: the package is two levels up.
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARE = os.path.join(PACKAGE, 'share')
 CHECKOUT = os.path.dirname(PACKAGE)
 #: name printed by ``clusterbench paths`` -> directory of the project tree.
@@ -35,7 +36,7 @@ def root():
     if os.path.isdir(os.path.join(SHARE, 'reframe_checks')):
         return SHARE
     # Imported here: setup.py reads this module before clusterbench is installed.
-    from clusterbench.errors import ClusterbenchError
+    from clusterbench.core.errors import ClusterbenchError
 
     raise ClusterbenchError(
         f'{PACKAGE}: neither a source checkout nor a wheel with its package data '

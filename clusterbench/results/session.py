@@ -10,7 +10,9 @@ per node, that energy was not available and why.
 
 import textwrap
 
-from clusterbench import conditions, hwinfo, profile, runreport
+from clusterbench import conditions, hwinfo
+from clusterbench.bench import profile
+from clusterbench.results import runreport
 
 
 def _configuration(case):

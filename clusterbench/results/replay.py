@@ -11,10 +11,12 @@ only files inside the session directory are read.
 
 import os
 
-from clusterbench import reflookup, runreport, verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
 from clusterbench.parsers import cgsolver, hpcc
-from clusterbench.runreport import Failure, Figure
+from clusterbench.references import lookup as reflookup
+from clusterbench.results import runreport
+from clusterbench.results.runreport import Failure, Figure
 
 #: The checks whose stored outputs can be verified again: class name -> the
 #: parser module (``replay_file(case)`` names the benchmark's output file,

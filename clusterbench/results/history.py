@@ -5,8 +5,8 @@ import os
 import subprocess
 import sys
 
-from clusterbench import runreport
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.results import runreport
 
 
 def _reframe():

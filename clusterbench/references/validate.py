@@ -12,8 +12,8 @@ import re
 
 import yaml
 
-from clusterbench import vocabulary
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import vocabulary
 
 KNOWN_UNITS = vocabulary.UNITS
 _SPECIAL_INDEX = re.compile(
@@ -265,7 +265,7 @@ def wide_tolerances(directory, threshold=0.10):
     """Lines for each figure whose band is wider than *threshold* on its bad
     side (both sides for a figure with no better direction): a regression of
     *threshold* stays inside it and cannot be flagged."""
-    from clusterbench import vocabulary
+    from clusterbench.judging import vocabulary
 
     warnings = []
     for path, root in _composed(directory):

@@ -5,7 +5,7 @@ import re
 
 import yaml
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 
 class OutsideDirectory(ClusterbenchError):

@@ -34,7 +34,7 @@ import importlib.resources
 import json
 import math
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 BENCHMARKS = ('bt', 'cg', 'ep', 'ft', 'is', 'lu', 'mg', 'sp')
 CLASSES = ('S', 'W', 'A', 'B', 'C', 'D', 'E', 'F')

@@ -8,7 +8,7 @@ and says nothing, so the options that selected nothing are named here.
 import re
 import shlex
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 #: A system or system:partition name as ReFrame's configuration allows it
 #: (it also names the session's directory).

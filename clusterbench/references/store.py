@@ -24,7 +24,7 @@ import secrets
 import signal
 import time
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 JOURNAL = '.update.journal'
 LOCK = '.update.lock'
