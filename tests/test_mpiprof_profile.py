@@ -139,7 +139,7 @@ def test_unreadable_profiles(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.bench.profile', *args],
+        [sys.executable, '-m', 'clusterbench.cli.profile', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,

@@ -13,6 +13,7 @@ from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.references import update as refupdate
 from clusterbench.references import validate as refdata
+from clusterbench.results import samples
 from clusterbench.results.runreport import Figure
 
 
@@ -55,11 +56,11 @@ def test_median_and_tolerance_from_spread(tmp_path):
     path = report(
         tmp_path, 'r.json', *[[case('T', {'bw': v}, ranks='2')] for v in values]
     )
-    (prop,) = refupdate.propose(refupdate.collect([path]), floor=0.05, k=3)
+    (prop,) = refupdate.propose(samples.collect([path]), floor=0.05, k=3)
     assert prop.reference == 100
     # MAD = 1 -> relative robust spread 1.4826 %, x3 = 4.4 % < floor 5 %
     assert prop.tolerance == 0.05
-    (prop,) = refupdate.propose(refupdate.collect([path]), floor=0.01, k=3)
+    (prop,) = refupdate.propose(samples.collect([path]), floor=0.01, k=3)
     assert prop.tolerance == 0.04
     assert prop.samples.key == ('local:default', 'gnu-openmpi', 'AMD EPYC', '2')
 
@@ -67,7 +68,7 @@ def test_median_and_tolerance_from_spread(tmp_path):
 def test_a_spread_wider_than_the_value_stops_the_band_at_zero(tmp_path):
     values = [1, 10, 3]  # MAD 2 of median 3: tolerance 3 x 99 % = 297 %
     path = report(tmp_path, 'r.json', *[[case('T', {'n_half': v})] for v in values])
-    (prop,) = refupdate.propose(refupdate.collect([path]))
+    (prop,) = refupdate.propose(samples.collect([path]))
     assert prop.tolerance == 2.97
     assert prop.entry == [3.0, -1.0, 2.97, 'GB/s']
 
@@ -82,14 +83,14 @@ def test_unverified_cases_are_never_samples(tmp_path):
             case('T', {'bw': 120}, result='fail', phase='performance'),
         ],
     )
-    (group,) = refupdate.collect([path])
+    (group,) = samples.collect([path])
     assert sorted(group.values) == [100, 120]
 
 
 def test_empty_or_foreign_report_changes_nothing(tmp_path):
     empty = report(tmp_path, 'empty.json', [])
     with pytest.raises(ClusterbenchError, match='no verified figure'):
-        refupdate.collect([empty])
+        samples.collect([empty])
     foreign = tmp_path / 'foreign.json'
     foreign.write_text('{"a": 1}')
     result = clusterbench(
@@ -153,7 +154,7 @@ def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
         )
         for i in range(8)
     ]
-    props = [refupdate.propose(refupdate.collect([p])) for p in paths]
+    props = [refupdate.propose(samples.collect([p])) for p in paths]
     threads = [
         threading.Thread(target=refupdate.write, args=(p, refs, [path]))
         for p, path in zip(props, paths)
@@ -171,7 +172,7 @@ def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
     # ReFrame's $index lookup (int 7 vs '7') finds them.
     c = case('T', {'bw': 1.0}, stencil=7, ranks='1')
     path = report(tmp_path, 'r.json', [copy.deepcopy(c)])
-    refupdate.write(refupdate.propose(refupdate.collect([path])), str(tmp_path), [path])
+    refupdate.write(refupdate.propose(samples.collect([path])), str(tmp_path), [path])
     data = yaml.safe_load((tmp_path / 'x.yaml').read_text())
     assert 7 in data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert '1' in data['T']['local:default']['gnu-openmpi']['AMD EPYC'][7]

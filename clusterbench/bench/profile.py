@@ -5,15 +5,15 @@ per intercepted MPI function, calls / time / bytes aggregated over the ranks
 (min, mean, max, sum) and a log2 message-size histogram; bin 0 holds 0-byte
 messages and bin k >= 1 sizes in [2^(k-1), 2^k) bytes.
 
-    python -m clusterbench.bench.profile show mpiprof.json
-    python -m clusterbench.bench.profile check mpiprof.json cgsolver.out
+Shown by ``clusterbench profile FILE``; from a shell without the entry point:
+
+    python -m clusterbench.cli.profile show mpiprof.json
+    python -m clusterbench.cli.profile check mpiprof.json cgsolver.out
 """
 
-import argparse
 import json
-import sys
 
-from clusterbench.core.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError
 
 FORMAT = 'clusterbench-mpiprof/1'
 _STATS = ('min', 'mean', 'max', 'sum')
@@ -243,45 +243,3 @@ def format_profile(profile):
         f'{profile.get("nodes", "?")} node(s)',
     ]
     return '\n'.join(head + format_summary(summary(profile)))
-
-
-def _cmd_show(args):
-    print(format_profile(load(args.profile)))
-    return 0
-
-
-def _cmd_check(args):
-    from clusterbench.parsers import cgsolver
-
-    try:
-        with open(args.output) as f:
-            text = f.read()
-    except OSError as err:
-        raise ClusterbenchError(f'{args.output}: cannot read: {err.strerror}') from None
-    rows = cross_check(load(args.profile), cgsolver.parse(text, args.output))
-    for counter, solver, seen, ok in rows:
-        print(
-            f'{counter:<16} solver {solver:>12}  profile {seen:>12}  '
-            f'{"ok" if ok else "MISMATCH"}'
-        )
-    return 0 if all(ok for *_, ok in rows) else 1
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.bench.profile',
-        description='Read mpiprof profiles.',
-    )
-    sub = ap.add_subparsers(dest='command', required=True)
-    show = sub.add_parser('show', help='MPI share, per-call breakdown, histograms')
-    show.add_argument('profile')
-    show.set_defaults(func=_cmd_show)
-    chk = sub.add_parser('check', help="compare with cgsolver's own MPI counters")
-    chk.add_argument('profile')
-    chk.add_argument('output', help='cgsolver output (with its CGSOLVER_JSON line)')
-    chk.set_defaults(func=_cmd_check)
-    return parse_and_run(ap, 'clusterbench', argv)
-
-
-if __name__ == '__main__':
-    sys.exit(main())

@@ -1,10 +1,11 @@
 """`clusterbench trend`: each figure against the date of its session.
 
 The sessions come from ReFrame's results database (``--history QUERY``)
-and/or run reports. Per session and figure the point is the median of its
-verified samples, judged against that session's reference as ``compare``
-judges it (pass, SLOWER, FASTER, DISTURBED, ...); the reference band is drawn
-behind the points, so a slow drift shows before it leaves the band.
+and/or run reports, read by clusterbench.results.history. Per session and
+figure the point is the median of its verified samples, judged against that
+session's reference as ``compare`` judges it (pass, SLOWER, FASTER,
+DISTURBED, ...); the reference band is drawn behind the points, so a slow
+drift shows before it leaves the band.
 
 The change point is found by a CUSUM of the session medians (the split where
 the cumulative deviation from the mean is largest) and kept only when it is
@@ -25,7 +26,6 @@ from typing import Optional
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, verdict
-from clusterbench.results import runreport
 
 #: A smaller shift between the sessions before and after is no change point.
 DEFAULT_MIN_SHIFT = 0.05
@@ -86,31 +86,16 @@ class Series:
         return f'{self.test} {self.variable} ({where})'
 
 
-def sessions_of(datas):
-    """(uuid, start, data) of each distinct session (a stored session and the
-    report it was written to are one session)."""
-    seen = {}
-    for source, data in datas:
-        info = data.get('session_info') or {}
-        uuid = info.get('uuid') or source
-        when = info.get('time_start_unix')
-        if not isinstance(when, (int, float)):
-            raise ClusterbenchError(f'{source}: session without time_start_unix')
-        seen.setdefault(uuid, (uuid, float(when), source, data))
-    return sorted(seen.values(), key=lambda s: s[1])
-
-
-def collect(datas, pattern='.', min_shift=DEFAULT_MIN_SHIFT):
+def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT):
     """The series of every figure matching *pattern* (a regular expression
-    searched in ``TEST:FIGURE``) over the sessions of *datas*, a list of
-    (source, parsed report or stored session)."""
+    searched in ``TEST:FIGURE``) over *sessions*, a list of (uuid, start,
+    figures) oldest first (see clusterbench.results.history.distinct_sessions)."""
     try:
         regex = re.compile(pattern)
     except re.error as err:
         raise ClusterbenchError(f'figure pattern {pattern!r}: {err}') from None
     found = {}
-    for uuid, when, source, data in sessions_of(datas):
-        figures, _ = runreport.extract(data, source)
+    for uuid, when, figures in sessions:
         for judged in verdict.group(figures):
             if not regex.search(f'{judged.test}:{judged.variable}'):
                 continue

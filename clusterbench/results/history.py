@@ -47,3 +47,21 @@ def figures(query, config):
         figs, _ = runreport.extract(session, f'stored session {uuid}')
         found += figs
     return found
+
+
+def distinct_sessions(datas):
+    """(uuid, start, figures) of each distinct session of *datas*, a list of
+    (source, parsed report or stored session), oldest first: a stored session
+    and the report it was written to are one session."""
+    seen = {}
+    for source, data in datas:
+        info = data.get('session_info') or {}
+        uuid = info.get('uuid') or source
+        when = info.get('time_start_unix')
+        if not isinstance(when, (int, float)):
+            raise ClusterbenchError(f'{source}: session without time_start_unix')
+        seen.setdefault(uuid, (uuid, float(when), source, data))
+    return [
+        (uuid, when, runreport.extract(data, source)[0])
+        for uuid, when, source, data in sorted(seen.values(), key=lambda s: s[1])
+    ]
