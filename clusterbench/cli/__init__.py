@@ -14,32 +14,22 @@ import importlib
 import sys
 
 from clusterbench import __version__
-from clusterbench.cli import (
-    compare,
-    paths,
-    profile,
-    references,
-    replay,
-    report,
-    run,
-    site,
-    spackenvs,
-    trend,
-)
 from clusterbench.core.errors import run_command
 
-#: The subcommands parsed here, in the order of ``clusterbench -h``.
+#: The modules of the subcommands parsed here, in the order of ``clusterbench -h``.
+#: Imported when the parser is made, not with this package, so that
+#: ``python -m clusterbench.cli.profile`` runs a module not yet imported.
 SUBCOMMANDS = (
-    compare,
-    references,
-    profile,
-    spackenvs,
-    replay,
-    run,
-    trend,
-    report,
-    paths,
-    site,
+    'compare',
+    'references',
+    'profile',
+    'spackenvs',
+    'replay',
+    'run',
+    'trend',
+    'report',
+    'paths',
+    'site',
 )
 
 #: Subcommands that are whole programs of their own: name -> (module, help).
@@ -67,8 +57,8 @@ def parser():
     )
     top.add_argument('--version', action='version', version=__version__)
     sub = top.add_subparsers(dest='command', required=True)
-    for module in SUBCOMMANDS:
-        module.add_parser(sub)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f'{__name__}.{name}').add_parser(sub)
     for name, (_, what) in DELEGATED.items():
         # Listed here; main() hands everything after the name to the module.
         sub.add_parser(name, help=what, add_help=False)
