@@ -1,6 +1,6 @@
 """Packages the project tree (checks, site configs, references, Spack
 environments, our C sources, inputs) into the wheel as ``clusterbench/share/``,
-laid out as in the checkout (see clusterbench/paths.py). Everything else is in
+laid out as in the checkout (see clusterbench/core/paths.py). Everything else is in
 pyproject.toml.
 """
 
@@ -12,7 +12,9 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 # Read from the file: clusterbench itself is not importable while it is built.
-DIRECTORIES = runpy.run_path(os.path.join('clusterbench', 'paths.py'))['DIRECTORIES']
+DIRECTORIES = runpy.run_path(os.path.join('clusterbench', 'core', 'paths.py'))[
+    'DIRECTORIES'
+]
 
 #: Never packaged: build outputs and caches of a developer's checkout.
 IGNORE = shutil.ignore_patterns('__pycache__', '*.pyc', 'build', '*.o', '.spack-env')

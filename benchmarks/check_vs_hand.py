@@ -47,11 +47,11 @@ import time
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PROJECT)
 
-from clusterbench import runner  # noqa: E402
 from clusterbench.checks import imb as imb_check  # noqa: E402
 from clusterbench.checks import osu as osu_check  # noqa: E402
-from clusterbench.errors import ClusterbenchError  # noqa: E402
+from clusterbench.core.errors import ClusterbenchError  # noqa: E402
 from clusterbench.parsers import imb, npb, osu  # noqa: E402
+from clusterbench.results import runner  # noqa: E402
 from clusterbench.testcluster import testing  # noqa: E402
 
 LAUNCHERS = {

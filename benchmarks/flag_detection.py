@@ -10,7 +10,7 @@ recorded samples, slowed down by 0 %, 5 % and 10 %, and judges them as
 bootstrap interval excluding 1).
 
 A session counts as flagged when its verdict fails the run: SLOWER or WORSE,
-beyond tolerance in the figure's bad direction (clusterbench.vocabulary).
+beyond tolerance in the figure's bad direction (clusterbench.judging.vocabulary).
 Prints, per slowdown, the share of simulated sessions flagged: over all
 figures, over the figures whose tolerance is below the slowdown, and over
 those whose tolerance is below it by more than half the recorded samples'
@@ -63,15 +63,10 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from clusterbench import (  # noqa: E402
-    refprov,
-    refupdate,
-    runner,
-    runreport,
-    stats,
-    verdict,
-    vocabulary,
-)
+from clusterbench.judging import stats, verdict, vocabulary
+from clusterbench.references import provenance as refprov
+from clusterbench.references import update as refupdate
+from clusterbench.results import runner, runreport
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The real cases: ReFrame arguments, and what --tiny adds to check the script.
@@ -99,7 +94,7 @@ CGROUP_NAME = 'clusterbench-flag-detection'
 
 
 def _lower_is_better(name, unit):
-    """A slowdown makes these figures larger (clusterbench.vocabulary)."""
+    """A slowdown makes these figures larger (clusterbench.judging.vocabulary)."""
     return vocabulary.direction(name.rsplit('/', 1)[-1], unit) == vocabulary.LOWER
 
 

@@ -35,8 +35,8 @@ import time
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PROJECT)
 
-from clusterbench import npb_makedef, profile  # noqa: E402
-from clusterbench.errors import ClusterbenchError  # noqa: E402
+from clusterbench.bench import npb_makedef, profile  # noqa: E402
+from clusterbench.core.errors import ClusterbenchError  # noqa: E402
 from clusterbench.parsers import cgsolver  # noqa: E402
 
 MPIS = {

@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
-from clusterbench.curves import Curve  # noqa: E402
+from clusterbench.bench.curves import Curve  # noqa: E402
 from clusterbench.report import assemble, plots, render  # noqa: E402
 
 NPB = ('bt', 'cg', 'ep', 'ft', 'is', 'lu', 'mg', 'sp')

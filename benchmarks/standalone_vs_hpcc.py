@@ -35,8 +35,9 @@ import tempfile
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PROJECT)
 
-from clusterbench import runner, sources  # noqa: E402
-from clusterbench.errors import ClusterbenchError  # noqa: E402
+from clusterbench.bench import sources  # noqa: E402
+from clusterbench.core.errors import ClusterbenchError  # noqa: E402
+from clusterbench.results import runner  # noqa: E402
 from clusterbench.testcluster import testing  # noqa: E402
 
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')

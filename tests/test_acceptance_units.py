@@ -13,9 +13,9 @@ import runpy
 import pytest
 from conftest import PROJECT
 
-from clusterbench import stats
 from clusterbench.acceptance import links, nodes, outputs, reports, robust, scaling
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import stats
 
 # -- robust statistics ---------------------------------------------------------
 

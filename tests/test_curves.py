@@ -6,8 +6,8 @@ import os
 import pytest
 from conftest import read
 
-from clusterbench import curves
-from clusterbench.curves import Curve, CurveError
+from clusterbench.bench import curves
+from clusterbench.bench.curves import Curve, CurveError
 from clusterbench.parsers import imb, netpipe, osu
 
 

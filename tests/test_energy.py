@@ -12,7 +12,7 @@ import threading
 import pytest
 from conftest import PROJECT
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import energy
 
 SYSFS = os.path.join(PROJECT, 'tests', 'data', 'sysfs')

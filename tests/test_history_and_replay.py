@@ -136,7 +136,8 @@ def test_no_edit_of_a_real_report_is_a_traceback(session, tmp_path):
     import copy
     import json
 
-    from clusterbench import cli, errors
+    from clusterbench import cli
+    from clusterbench.core import errors
     from clusterbench.report import assemble
 
     original = json.loads((session / 'report.json').read_text())

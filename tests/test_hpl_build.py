@@ -15,8 +15,8 @@ from conftest import PROJECT
 from rfm import reframe
 from test_release_sources import LoopbackServer
 
-from clusterbench import hpl_makearch, sources
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench import hpl_makearch, sources
+from clusterbench.core.errors import ClusterbenchError
 
 HPL_SOURCE = os.environ.get('CLUSTERBENCH_HPL_SOURCE')
 needs_hpl = pytest.mark.skipif(

@@ -1,7 +1,7 @@
 import pytest
 
-from clusterbench import hpl_sizing
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench import hpl_sizing
+from clusterbench.core.errors import ClusterbenchError
 
 
 @pytest.mark.parametrize(

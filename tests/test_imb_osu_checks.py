@@ -13,7 +13,7 @@ import pytest
 from conftest import PROJECT, read
 from rfm import reframe
 
-from clusterbench import curves
+from clusterbench.bench import curves
 from clusterbench.checks import comm
 from clusterbench.parsers import imb, osu
 

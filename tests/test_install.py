@@ -93,13 +93,16 @@ def test_requires_python_is_what_reframe_needs():
 
 
 def _copy_checkout(dest):
-    shutil.copytree(
-        PROJECT,
-        dest,
-        ignore=shutil.ignore_patterns(
-            '.git', '.venv', 'results', 'build', 'dist', '*.egg-info', '__pycache__'
-        ),
+    anywhere = shutil.ignore_patterns(
+        '.git', '.venv', 'build', 'dist', '*.egg-info', '__pycache__'
     )
+
+    def ignore(directory, names):
+        # The checkout's results/, not the package clusterbench/results/.
+        top = {'results'} & set(names) if directory == PROJECT else set()
+        return anywhere(directory, names) | top
+
+    shutil.copytree(PROJECT, dest, ignore=ignore)
 
 
 @pytest.fixture(scope='module')

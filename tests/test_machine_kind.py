@@ -11,8 +11,8 @@ import pytest
 from conftest import PROJECT
 from rfm import only_case, reframe, tool
 
-from clusterbench import reflookup
 from clusterbench.machine import hwinfo
+from clusterbench.references import lookup as reflookup
 
 pytestmark = pytest.mark.integration
 
@@ -134,7 +134,7 @@ def test_every_local_reference_has_a_measured_identity():
     # retired, kept whole beside the reason.
     import yaml
 
-    from clusterbench import refprov
+    from clusterbench.references import provenance as refprov
 
     folder = os.path.join(REFERENCES, 'local', 'provenance')
     retired = 0

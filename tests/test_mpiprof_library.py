@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from conftest import PROJECT
 
-from clusterbench import profile
+from clusterbench.bench import profile
 
 pytestmark = pytest.mark.integration
 

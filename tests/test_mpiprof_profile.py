@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import PROJECT, read
 
-from clusterbench import profile
+from clusterbench.bench import profile
 from clusterbench.parsers import cgsolver
 
 DATA = os.path.join(PROJECT, 'tests', 'data', 'mpiprof')
@@ -139,7 +139,7 @@ def test_unreadable_profiles(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.profile', *args],
+        [sys.executable, '-m', 'clusterbench.cli.profile', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,

@@ -9,7 +9,7 @@ import pytest
 from conftest import PROJECT
 from rfm import reframe, tool
 
-from clusterbench import curves
+from clusterbench.bench import curves
 from clusterbench.parsers import netpipe
 
 pytestmark = pytest.mark.integration

@@ -23,10 +23,12 @@ from reframe.utility.cpuinfo import cpuinfo
 from rfm import reframe
 from test_npb_makedef import copy_tree
 
-from clusterbench import npb_makedef, reflookup, runreport
+from clusterbench.bench import npb_makedef
 from clusterbench.checks import npb as checks_npb
 from clusterbench.machine import hwinfo
 from clusterbench.parsers import npb
+from clusterbench.references import lookup as reflookup
+from clusterbench.results import runreport
 
 pytestmark = pytest.mark.integration
 

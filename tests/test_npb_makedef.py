@@ -1,4 +1,4 @@
-"""config/make.def generation and source-tree handling (clusterbench.npb_makedef).
+"""config/make.def generation and source-tree handling (clusterbench.bench.npb_makedef).
 
 tests/data/fake_npb is a STAND-IN for an NPB tree (our own code, see its
 README): it has NPB's build interface, not NPB's benchmarks.
@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from conftest import PROJECT
 
-from clusterbench import npb_makedef as md
+from clusterbench.bench import npb_makedef as md
 from clusterbench.parsers import npb
 
 FAKE_TREE = os.path.join(PROJECT, 'tests', 'data', 'fake_npb')

@@ -12,7 +12,7 @@ import re
 import pytest
 from conftest import FIXTURES, read
 
-from clusterbench import npb_rules
+from clusterbench.bench import npb_rules
 from clusterbench.parsers import npb
 
 NPB = os.path.join(FIXTURES, 'npb')

@@ -1,4 +1,4 @@
-"""NPB's rank rules, class table and memory estimates (clusterbench.npb_rules)."""
+"""NPB's rank rules, class table and memory estimates (clusterbench.bench.npb_rules)."""
 
 import fnmatch
 import os
@@ -7,8 +7,8 @@ import pytest
 import tomllib
 from conftest import PROJECT, read
 
-from clusterbench import npb_rules as rules
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench import npb_rules as rules
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import npb
 
 GiB = 2**30

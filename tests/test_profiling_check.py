@@ -11,9 +11,10 @@ import pytest
 from conftest import PROJECT, read
 from rfm import reframe
 
-from clusterbench import profile, sessionreport
+from clusterbench.bench import profile
 from clusterbench.checks.profiling import build_library
 from clusterbench.parsers import cgsolver
+from clusterbench.results import session as sessionreport
 
 pytestmark = pytest.mark.integration
 

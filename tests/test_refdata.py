@@ -6,7 +6,8 @@ import pytest
 from conftest import PROJECT
 from rfm import clusterbench
 
-from clusterbench import refdata, refdir
+from clusterbench.references import directory as refdir
+from clusterbench.references import validate as refdata
 
 GOOD = """\
 HPCCCheck:

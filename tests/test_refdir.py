@@ -13,7 +13,7 @@ import yaml
 from conftest import PROJECT
 from rfm import tool
 
-from clusterbench import refupdate
+from clusterbench.references import update as refupdate
 
 REFERENCES = os.path.join(PROJECT, 'reference_data')
 #: The reference value of HPCC's hpl entry, whatever it is today.

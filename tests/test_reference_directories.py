@@ -14,7 +14,7 @@ import yaml
 from conftest import PROJECT
 from rfm import CONFIG, tool
 
-from clusterbench import refstore
+from clusterbench.references import store as refstore
 from clusterbench.testcluster.testing import run_reframe
 
 SITE_OPTIONS = [

@@ -16,7 +16,9 @@ import yaml
 from conftest import PROJECT
 from rfm import tool
 
-from clusterbench import cli, refprov, refstore
+from clusterbench import cli
+from clusterbench.references import provenance as refprov
+from clusterbench.references import store as refstore
 
 REFERENCES = os.path.join(PROJECT, 'reference_data')
 SITE_OPTIONS = [

@@ -9,9 +9,12 @@ import pytest
 import yaml
 from rfm import clusterbench
 
-from clusterbench import refdata, refupdate, stats, verdict
-from clusterbench.errors import ClusterbenchError
-from clusterbench.runreport import Figure
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import stats, verdict
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
+from clusterbench.results import samples
+from clusterbench.results.runreport import Figure
 
 
 def case(name, values, *, result='pass', phase=None, env='gnu-openmpi', **params):
@@ -53,11 +56,11 @@ def test_median_and_tolerance_from_spread(tmp_path):
     path = report(
         tmp_path, 'r.json', *[[case('T', {'bw': v}, ranks='2')] for v in values]
     )
-    (prop,) = refupdate.propose(refupdate.collect([path]), floor=0.05, k=3)
+    (prop,) = refupdate.propose(samples.collect([path]), floor=0.05, k=3)
     assert prop.reference == 100
     # MAD = 1 -> relative robust spread 1.4826 %, x3 = 4.4 % < floor 5 %
     assert prop.tolerance == 0.05
-    (prop,) = refupdate.propose(refupdate.collect([path]), floor=0.01, k=3)
+    (prop,) = refupdate.propose(samples.collect([path]), floor=0.01, k=3)
     assert prop.tolerance == 0.04
     assert prop.samples.key == ('local:default', 'gnu-openmpi', 'AMD EPYC', '2')
 
@@ -65,7 +68,7 @@ def test_median_and_tolerance_from_spread(tmp_path):
 def test_a_spread_wider_than_the_value_stops_the_band_at_zero(tmp_path):
     values = [1, 10, 3]  # MAD 2 of median 3: tolerance 3 x 99 % = 297 %
     path = report(tmp_path, 'r.json', *[[case('T', {'n_half': v})] for v in values])
-    (prop,) = refupdate.propose(refupdate.collect([path]))
+    (prop,) = refupdate.propose(samples.collect([path]))
     assert prop.tolerance == 2.97
     assert prop.entry == [3.0, -1.0, 2.97, 'GB/s']
 
@@ -80,14 +83,14 @@ def test_unverified_cases_are_never_samples(tmp_path):
             case('T', {'bw': 120}, result='fail', phase='performance'),
         ],
     )
-    (group,) = refupdate.collect([path])
+    (group,) = samples.collect([path])
     assert sorted(group.values) == [100, 120]
 
 
 def test_empty_or_foreign_report_changes_nothing(tmp_path):
     empty = report(tmp_path, 'empty.json', [])
     with pytest.raises(ClusterbenchError, match='no verified figure'):
-        refupdate.collect([empty])
+        samples.collect([empty])
     foreign = tmp_path / 'foreign.json'
     foreign.write_text('{"a": 1}')
     result = clusterbench(
@@ -151,7 +154,7 @@ def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
         )
         for i in range(8)
     ]
-    props = [refupdate.propose(refupdate.collect([p])) for p in paths]
+    props = [refupdate.propose(samples.collect([p])) for p in paths]
     threads = [
         threading.Thread(target=refupdate.write, args=(p, refs, [path]))
         for p, path in zip(props, paths)
@@ -170,7 +173,7 @@ def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
     # ReFrame's $index lookup (int 7 vs '7') finds them.
     c = case('T', {'bw': 1.0}, stencil=7, ranks='1')
     path = report(tmp_path, 'r.json', [copy.deepcopy(c)])
-    refupdate.write(refupdate.propose(refupdate.collect([path])), str(tmp_path), [path])
+    refupdate.write(refupdate.propose(samples.collect([path])), str(tmp_path), [path])
     data = yaml.safe_load((tmp_path / 'local' / 'x.yaml').read_text())
     assert 7 in data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert '1' in data['T']['local:default']['gnu-openmpi']['AMD EPYC'][7]
@@ -287,7 +290,7 @@ def test_the_tolerance_is_the_spread_between_sessions_not_of_reruns(tmp_path):
     # Reruns inside a session agree to 0.2 %; the sessions differ by 17 %.
     per_session = [[100.0, 100.2, 99.9], [112.0, 112.1, 111.8], [95.0, 95.1, 95.2]]
     paths = sessions_of(tmp_path, 'bw', per_session)
-    (prop,) = refupdate.propose(refupdate.collect(paths), floor=0.03, k=3)
+    (prop,) = refupdate.propose(samples.collect(paths), floor=0.03, k=3)
     medians = [100.0, 112.0, 95.1]
     assert prop.reference == 100.0  # the median of the sessions' medians
     assert prop.spread == pytest.approx(stats.relative_spread(medians))
@@ -297,14 +300,14 @@ def test_the_tolerance_is_the_spread_between_sessions_not_of_reruns(tmp_path):
     # session) would have given the 3 % floor.
     low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
     assert all(low <= m <= high for m in medians)
-    (alone,) = refupdate.propose(refupdate.collect(paths[:1]), floor=0.03, k=3)
+    (alone,) = refupdate.propose(samples.collect(paths[:1]), floor=0.03, k=3)
     assert alone.tolerance == 0.03
 
 
 def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
     # NetPIPE's intra-node peak: 4.1 GB/s in two sessions, 20.9 in the third.
     paths = sessions_of(tmp_path, 'bw', [[4.1, 4.1], [4.08, 4.12], [20.9, 20.7]])
-    (prop,) = refupdate.propose(refupdate.collect(paths), floor=0.03, k=3)
+    (prop,) = refupdate.propose(samples.collect(paths), floor=0.03, k=3)
     assert prop.reference == 4.1
     low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
     assert low == 0 and high >= 20.8  # reach to 20.8 (+410 %) plus the floor
@@ -318,7 +321,7 @@ def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
     fig = Figure('T', 'l', 'd', 'e', 'bw', 3.6, 'GB/s', 4.1, *prop.entry[1:3], None)
     assert verdict.group([fig])[0].verdict.startswith('INCONCLUSIVE (-12 % inside')
     # Two sessions: the centre is between the modes, half the range reaches both.
-    (two,) = refupdate.propose(refupdate.collect(paths[1:]), floor=0.03, k=3)
+    (two,) = refupdate.propose(samples.collect(paths[1:]), floor=0.03, k=3)
     low, high = verdict.bounds(two.reference, *two.entry[1:3])
     assert low <= 4.09 and high >= 20.8
 
@@ -327,7 +330,7 @@ def test_a_share_near_zero_gets_an_absolute_floor(tmp_path):
     # mpi_share of one-rank CG runs: 0.05 % give or take noise.
     per_session = [[0.050, 0.051], [0.057, 0.056], [0.049, 0.048]]
     paths = sessions_of(tmp_path, 'mpi_share', per_session, unit='%')
-    (prop,) = refupdate.propose(refupdate.collect(paths), floor=0.03, k=3)
+    (prop,) = refupdate.propose(samples.collect(paths), floor=0.03, k=3)
     assert prop.reference == 0.0505
     # 1 percentage point around 0.05 %: +1980 %, and the lower bound stops at 0.
     assert prop.entry[1] == -1.0 and prop.entry[2] == pytest.approx(19.8, abs=0.01)
@@ -385,7 +388,7 @@ def test_update_names_sessions_and_warns_below_three(tmp_path):
 
 def test_one_sided_and_k_and_floor_apply_to_the_session_rule(tmp_path):
     paths = sessions_of(tmp_path, 'bw', [[100.0], [104.0], [98.0]])
-    groups = refupdate.collect(paths)
+    groups = samples.collect(paths)
     (prop,) = refupdate.propose(groups, floor=0.03, k=1, one_sided=True)
     # reach to 104 (+4 %) plus the 3 % floor; k x spread (2.97 %) is less.
     assert prop.entry == [100.0, -0.07, None, 'GB/s']

@@ -22,7 +22,7 @@ from conftest import PROJECT
 from reframe.utility.cpuinfo import cpuinfo
 from rfm import CONFIG, reframe, tool
 
-from clusterbench import sources
+from clusterbench.bench import sources
 from clusterbench.checks import stream as stream_check
 from clusterbench.machine import lastlevelcache
 

@@ -16,7 +16,7 @@ import re
 import pytest
 from conftest import read
 
-from clusterbench import curves as curvelib
+from clusterbench.bench import curves as curvelib
 from clusterbench.parsers import imb, netpipe, osu
 from clusterbench.report import assemble, plots, render
 from clusterbench.report.assemble import Run

@@ -13,9 +13,10 @@ import pytest
 from conftest import PROJECT
 from rfm import clusterbench, only_case, reframe, tool
 
-from clusterbench import refupdate, runreport, verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
 from clusterbench.machine import conditions, hwinfo
+from clusterbench.results import runreport, samples
 
 PYTHON = sys.executable
 
@@ -96,17 +97,17 @@ def test_references_update_never_takes_a_disturbed_run(tmp_path):
     path = tmp_path / 'report.json'
     path.write_text(json.dumps({'session_info': {}, 'runs': [{'testcases': [case]}]}))
     with pytest.raises(ClusterbenchError, match='no verified figure'):
-        refupdate.collect([str(path)])
+        samples.collect([str(path)])
 
 
 def test_provenance_identity_is_the_one_recorded_around_the_run():
     measured = {'cpu_kind': 'AMD-26-2', 'microcode': '0xb002116'}
     facts = {'n1': {'identity': {'cpu_kind': 'AMD-25-17'}}}
     case = {'machine_identity': measured, 'node_facts': facts}
-    assert refupdate.identity_of(case) == {'source': 'recorded', **measured}
+    assert samples.identity_of(case) == {'source': 'recorded', **measured}
     del case['machine_identity']
-    assert refupdate.identity_of(case)['cpu_kind'] == 'AMD-25-17'
-    assert refupdate.identity_of({}) == {}
+    assert samples.identity_of(case)['cpu_kind'] == 'AMD-25-17'
+    assert samples.identity_of({}) == {}
 
 
 def test_the_wrapper_measures_the_ranks_keeps_the_exit_code_and_the_preload(tmp_path):

@@ -15,8 +15,8 @@ import pytest
 from conftest import PROJECT
 from rfm import tool
 
-from clusterbench import selection
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import selection
 
 #: One quick test: the CG solver, class S, one rank.
 ONE_CG = [

@@ -4,7 +4,7 @@ import os
 
 from conftest import PROJECT
 
-from clusterbench import runner
+from clusterbench.results import runner
 
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
 BOX = os.path.join(PROJECT, 'site_configs', 'box.py')

@@ -20,7 +20,9 @@ import yaml
 from conftest import PROJECT
 from rfm import tool
 
-from clusterbench import refdata, reflookup, verdict
+from clusterbench.judging import verdict
+from clusterbench.references import lookup as reflookup
+from clusterbench.references import validate as refdata
 
 pytestmark = pytest.mark.integration
 

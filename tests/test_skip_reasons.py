@@ -9,7 +9,7 @@ HTML report.
 
 from test_report_assemble import build, case
 
-from clusterbench import runreport
+from clusterbench.results import runreport
 
 NOT_PROVIDED = 'NPB not provided: give -S npb_source=<unpacked NPB3.4-MPI tree>'
 DEP = ['NPBProvided_105baa0d', 'local:default', 'gnu-openmpi']

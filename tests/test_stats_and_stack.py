@@ -2,8 +2,10 @@
 
 import pytest
 
-from clusterbench import refdata, refupdate, stats, vocabulary
 from clusterbench.checks import comm
+from clusterbench.judging import stats, vocabulary
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
 from clusterbench.report import assemble
 from clusterbench.site import spackenv, stacknames
 

@@ -17,7 +17,7 @@ from conftest import read
 from rfm import reframe
 from test_release_sources import LoopbackServer
 
-from clusterbench import sources
+from clusterbench.bench import sources
 from clusterbench.parsers import imb
 
 pytestmark = pytest.mark.integration

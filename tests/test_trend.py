@@ -18,7 +18,7 @@ import pytest
 from conftest import PROJECT
 from rfm import reframe, tool
 
-from clusterbench import trend, verdict
+from clusterbench.judging import trend, verdict
 
 pytestmark = pytest.mark.integration
 

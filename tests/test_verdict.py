@@ -6,8 +6,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from clusterbench import stats, verdict, verdictview
-from clusterbench.runreport import Failure, Figure
+from clusterbench.judging import stats, verdict
+from clusterbench.judging import view as verdictview
+from clusterbench.results.runreport import Failure, Figure
 
 
 def fig(

@@ -6,8 +6,8 @@ import os
 import yaml
 from conftest import PROJECT
 
-from clusterbench import vocabulary
 from clusterbench.checks.fabric import FIGURES as FABRIC
+from clusterbench.judging import vocabulary
 from clusterbench.parsers import cgsolver, hpcc, npb
 
 

@@ -10,4 +10,6 @@
   (:mod:`clusterbench.acceptance.links`);
 * ``scaling``: speedup and parallel efficiency against the smallest node
   count (:mod:`clusterbench.acceptance.scaling`).
+
+Imports: core, judging, results
 """

@@ -8,7 +8,7 @@ import json
 import sys
 
 from clusterbench.acceptance import battery, links, nodes, reports, scaling
-from clusterbench.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError, parse_and_run
 
 
 def _node_list(text):

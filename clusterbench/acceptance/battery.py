@@ -13,7 +13,7 @@ import sys
 import time
 
 from clusterbench.acceptance import links, nodes, reports
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PARTS = {

@@ -15,8 +15,8 @@ between other nodes pass is named as the culprit (its port, cable or NIC).
 
 from dataclasses import dataclass, field
 
-from clusterbench import stats
 from clusterbench.acceptance import outputs, reports, robust
+from clusterbench.judging import stats
 
 PASS = 'pass'
 FLAGGED = 'FLAGGED'

@@ -14,8 +14,8 @@ figure that condemned it.
 
 from dataclasses import dataclass, field
 
-from clusterbench import stats
 from clusterbench.acceptance import reports, robust
+from clusterbench.judging import stats
 
 PASS = 'pass'
 FLAGGED = 'FLAGGED'

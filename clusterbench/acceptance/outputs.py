@@ -3,7 +3,7 @@
 import json
 import re
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 _FABRIC_JSON = re.compile(r'^FABRIC_JSON: (\{.*\})\s*$', re.M)
 _FABRIC_DONE = re.compile(r'^FABRIC (COMPLETE|INCOMPLETE)\s*$', re.M)

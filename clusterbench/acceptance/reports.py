@@ -2,7 +2,7 @@
 
 import re
 
-from clusterbench import runreport
+from clusterbench.results import runreport
 
 _NID = re.compile(r'%\.nid=(\S+)')
 

@@ -1,15 +1,15 @@
 """Ranking a population: which way is better, and how far off in words.
 
 The statistics themselves (median, MAD, robust z-score) are in
-:mod:`clusterbench.stats`.
+:mod:`clusterbench.judging.stats`.
 """
 
-from clusterbench import vocabulary
+from clusterbench.judging import vocabulary
 
 
 def direction_of(unit, variable=''):
     """+1 when more is better, -1 when less is, 0 when the figure has no
-    direction (see :mod:`clusterbench.vocabulary`)."""
+    direction (see :mod:`clusterbench.judging.vocabulary`)."""
     better = vocabulary.direction(variable, unit)
     return {vocabulary.HIGHER: 1, vocabulary.LOWER: -1}.get(better, 0)
 

@@ -14,8 +14,8 @@ base. With k = n / n_base:
 import re
 from dataclasses import dataclass
 
-from clusterbench import stats
 from clusterbench.acceptance import reports, robust
+from clusterbench.judging import stats
 
 _NODE_COUNT = re.compile(r'\s*%node_count=\d+')
 

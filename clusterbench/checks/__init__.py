@@ -2,4 +2,6 @@
 
 Concrete, registered tests live in the project's ``reframe_checks/`` and
 derive from these classes.
+
+Imports: core, machine, site, bench, parsers, references, acceptance
 """

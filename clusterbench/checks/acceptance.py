@@ -36,7 +36,7 @@ from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.checks.skipreason import RecordedSkip
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 # -- node battery --------------------------------------------------------------
 

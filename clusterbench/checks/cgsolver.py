@@ -19,7 +19,7 @@ from clusterbench.checks.profiling import agrees_with_cgsolver
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote, quote_all
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import cgsolver
 
 

@@ -32,7 +32,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import curves
+from clusterbench.bench import curves
 from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
@@ -40,7 +40,7 @@ from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.site import stacknames
 
 CURVE_FILE = 'curve_{}.csv'

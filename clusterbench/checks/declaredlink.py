@@ -5,7 +5,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import variable
 from reframe.core.exceptions import ReframeError
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import linkpeak
 
 

@@ -27,7 +27,7 @@ from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import ExternalReferences
 from clusterbench.checks.shell import quote, quote_all
 from clusterbench.checks.skipreason import RecordedSkip
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
 LINK_SPEC = (

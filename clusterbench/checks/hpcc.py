@@ -7,7 +7,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
-from clusterbench import hpl_sizing
+from clusterbench.bench import hpl_sizing
 from clusterbench.checks.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.instrumented import Instrumented
@@ -15,7 +15,7 @@ from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpcc
 
 OUTPUT_FILE = 'hpccoutf.txt'

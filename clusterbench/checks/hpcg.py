@@ -18,7 +18,7 @@ from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpcg
 
 INPUT_FILE = 'hpcg.dat'

@@ -6,7 +6,7 @@ Offline (the default) the check builds HPL 2.3 from its release
 ``-S hpl_source=DIR``, against the environment's MPI (its C compiler
 wrapper) and BLAS (``extras.blas``: OpenBLAS, BLIS, MKL; ``extras.blas_libs``
 for others), through a ``Make.<arch>`` written from the environment (see
-:mod:`clusterbench.hpl_makearch`). With ``-S build_mode=spack`` Spack builds
+:mod:`clusterbench.bench.hpl_makearch`). With ``-S build_mode=spack`` Spack builds
 it from the partition's environment instead. When no release can be had
 the check is not generated and the session says once why: the default suite
 then has HPL from HPCC only.
@@ -28,7 +28,7 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import ReframeError, SanityError
 from reframe.utility.cpuinfo import cpuinfo
 
-from clusterbench import hpl_makearch, hpl_sizing, sources
+from clusterbench.bench import hpl_makearch, hpl_sizing, sources
 from clusterbench.checks.hplproblem import HPLProblem
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
@@ -39,7 +39,7 @@ from clusterbench.checks.release import (
 )
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpl
 
 INPUT_FILE = 'HPL.dat'

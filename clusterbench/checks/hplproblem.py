@@ -3,7 +3,7 @@
 import reframe as rfm
 from reframe.core.builtins import variable
 
-from clusterbench import hpl_sizing
+from clusterbench.bench import hpl_sizing
 from clusterbench.checks.resources import node_memory_bytes
 
 

@@ -37,7 +37,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError
 
-from clusterbench import curves
+from clusterbench.bench import curves
 from clusterbench.checks.comm import (
     CollectiveBase,
     InstalledSuite,

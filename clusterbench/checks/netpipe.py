@@ -27,11 +27,11 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import curves
+from clusterbench.bench import curves
 from clusterbench.checks.comm import PointToPointBase
 from clusterbench.checks.references import BASE_INDEX
 from clusterbench.checks.shell import quote
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import netpipe
 
 OUTPUT_FILE = 'np.out'

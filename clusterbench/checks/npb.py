@@ -30,7 +30,7 @@ test runs in the programming environments that declare that stack.
 Without any of them, and with no release to be had, every test is skipped
 with one line that says so. A
 process count NPB would refuse, or a run that cannot fit the partition's
-memory, is skipped with the reason (see :mod:`clusterbench.npb_rules`).
+memory, is skipped with the reason (see :mod:`clusterbench.bench.npb_rules`).
 """
 
 import glob
@@ -50,7 +50,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import npb_makedef, npb_rules
+from clusterbench.bench import npb_makedef, npb_rules
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.release import NPBReleaseVariables, SourceRelease
@@ -72,7 +72,7 @@ from clusterbench.checks.spack import (
     StackParameters,
     find_spack,
 )
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import npb
 from clusterbench.site import spackenv
 

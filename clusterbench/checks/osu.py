@@ -35,7 +35,7 @@ from reframe.core.builtins import (
     variable,
 )
 
-from clusterbench import curves
+from clusterbench.bench import curves
 from clusterbench.checks.comm import (
     CollectiveBase,
     InstalledSuite,

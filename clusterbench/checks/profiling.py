@@ -23,9 +23,9 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench import profile
+from clusterbench.bench import profile
 from clusterbench.checks.shell import quote
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 PROFILE_FILE = 'mpiprof.json'
 

@@ -9,9 +9,9 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
-from clusterbench import refdata
 from clusterbench.checks.runconditions import RunConditions
 from clusterbench.machine import hwinfo
+from clusterbench.references import validate as refdata
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')

@@ -3,7 +3,7 @@
 :class:`SourceRelease` is a ReFrame fixture of scope ``session``: a check
 that builds a benchmark from its release declares
 ``<bench>_release = fixture(<Bench>Release, scope='session')``, so each
-tarball is fetched (cache, mirror or URL, see :mod:`clusterbench.sources`),
+tarball is fetched (cache, mirror or URL, see :mod:`clusterbench.bench.sources`),
 verified and unpacked once however many tests and environments build from
 it. The fixture runs on the ReFrame host (``local``), where the network and
 the cache are.
@@ -21,7 +21,7 @@ Outcomes:
   both hashes, so nothing that depends on it is built.
 
 Each release has two variables, ``<bench>_url`` and ``<bench>_sha256``
-(defaults: :data:`clusterbench.sources.DEFAULTS`), set for the session with
+(defaults: :data:`clusterbench.bench.sources.DEFAULTS`), set for the session with
 ``-S`` so that they reach the fixture.
 """
 
@@ -32,7 +32,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import run_after, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
-from clusterbench import sources
+from clusterbench.bench import sources
 from clusterbench.checks.spack import find_spack
 
 _D = sources.DEFAULTS

@@ -4,7 +4,7 @@ ReFrame prints a skip's message but leaves it out of its JSON report, so a
 skip reached the verdict table as "no reason given". Checks (and the fixtures
 they depend on) that skip list this plugin among their bases: ``skip`` and
 ``skip_if`` then record the message, reported as the loggable ``skip_reason``,
-which :mod:`clusterbench.runreport` shows, also for a test skipped because a
+which :mod:`clusterbench.results.runreport` shows, also for a test skipped because a
 fixture it depends on was.
 
 A loggable property, not a ReFrame variable: a check may reach the plugin

@@ -25,7 +25,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import SanityError
 
-from clusterbench import sources
+from clusterbench.bench import sources
 from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.release import (
@@ -35,7 +35,7 @@ from clusterbench.checks.release import (
 )
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.spack import SpackBuilt
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import lastlevelcache
 from clusterbench.parsers import stream
 

@@ -15,7 +15,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 
-from clusterbench import sources
+from clusterbench.bench import sources
 from clusterbench.checks.release import (
     IMBRelease,
     IMBReleaseVariables,

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from clusterbench.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError, parse_and_run
 
 POWERCAP = os.path.join('sys', 'class', 'powercap')
 _ZONE = re.compile(r'^intel-rapl(:\d+)+$')

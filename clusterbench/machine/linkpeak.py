@@ -32,7 +32,7 @@ one-line message naming the partition and the key.
 import numbers
 from dataclasses import dataclass
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 #: Data bits per line bit of each line code.
 ENCODINGS = {

@@ -1,1 +1,4 @@
-"""Parsers of upstream benchmark outputs, usable without ReFrame."""
+"""Parsers of upstream benchmark outputs, usable without ReFrame.
+
+Imports: core, bench
+"""

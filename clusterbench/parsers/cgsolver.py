@@ -4,7 +4,7 @@ import json
 import os
 import re
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 _JSON_LINE = re.compile(r'^CGSOLVER_JSON: (\{.*\})\s*$', re.M)
 _VERDICT = re.compile(r'^VERIFICATION (SUCCESSFUL|FAILED)\s*$', re.M)

@@ -3,7 +3,7 @@
 import os
 import re
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 SUMMARY_BEGIN = 'Begin of Summary section.'
 SUMMARY_END = 'End of Summary section.'

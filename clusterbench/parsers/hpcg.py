@@ -2,7 +2,7 @@
 
 import re
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 _FINAL = re.compile(
     r'^Final Summary::HPCG result is (VALID|INVALID) '

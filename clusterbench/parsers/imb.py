@@ -22,8 +22,8 @@ rank's mean, and ``Mbytes/sec`` (10**6 B/s) is computed from ``t_max``
 
 import re
 
-from clusterbench.curves import Curve
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench.curves import Curve
+from clusterbench.core.errors import ClusterbenchError
 
 _VERSION = re.compile(r'^#\s+Intel\(R\) MPI Benchmarks (\S+), MPI-1 part\s*$', re.M)
 _SECTION = re.compile(r'^# Benchmarking (\S+)\s*$')

@@ -16,8 +16,8 @@ fewer lines is truncated.
 
 import re
 
-from clusterbench.curves import Curve
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench.curves import Curve
+from clusterbench.core.errors import ClusterbenchError
 
 #: NetPIPE's "Mbps" is 2**20 bit/s; bandwidth figures are MB/s (10**6 B/s).
 MBPS_TO_MBS = (1 << 20) / 8 / 1e6

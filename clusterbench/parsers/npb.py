@@ -14,14 +14,14 @@ harness checks that the run is the one that was asked for (benchmark, class,
 process count, no idle processes), that the problem is the documented one for
 its class, and that the verification values NPB prints (CG's zeta, MG's norm,
 EP's sums, FT's checksums, BT/SP/LU's norms) are the official ones of the
-class (``clusterbench.npb_rules.OFFICIAL_VALUES``): a binary built from
+class (``clusterbench.bench.npb_rules.OFFICIAL_VALUES``): a binary built from
 modified sources, or reporting another class, yields no figure.
 """
 
 import re
 
-from clusterbench import npb_rules
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench import npb_rules
+from clusterbench.core.errors import ClusterbenchError
 
 _COMPLETED = re.compile(r'^\s*(\w+) Benchmark Completed\.?\s*$', re.M)
 _HEADER = re.compile(r'NAS Parallel Benchmarks ([\d.]+) -- (\w+) Benchmark')

@@ -15,8 +15,8 @@ measured over windows of back-to-back messages.
 
 import re
 
-from clusterbench.curves import Curve
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench.curves import Curve
+from clusterbench.core.errors import ClusterbenchError
 
 _TITLE = re.compile(r'^# OSU MPI(?:-\w+)? (.+?) Test v(\d+(?:\.\d+)*)\s*$')
 _PAIRS = re.compile(r'\[\s*pairs:\s*(\d+)\s*\]')

@@ -2,7 +2,7 @@
 
 import re
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 KERNELS = ('copy', 'scale', 'add', 'triad')
 _RATE = re.compile(

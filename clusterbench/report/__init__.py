@@ -6,14 +6,17 @@ Takes ReFrame JSON reports (or session directories of ``results/``) and/or
 sessions of ReFrame's results database, and writes one HTML file with every
 plot embedded, plus the data of every plot as CSV in ``<name>-data/`` beside
 it. See :mod:`clusterbench.report.assemble` for what is computed.
+
+Imports: core, machine, site, bench, references, judging, results, acceptance
 """
 
 import argparse
 import sys
 import time
 
-from clusterbench import refdir, reflookup
-from clusterbench.errors import ClusterbenchError, run_command
+from clusterbench.core.errors import ClusterbenchError, run_command
+from clusterbench.references import directory as refdir
+from clusterbench.references import lookup as reflookup
 
 DEFAULT_OUTPUT = 'results/report.html'
 

@@ -4,7 +4,7 @@ link's against the other links' (fabric matrices and pairwise figures)."""
 import statistics
 from collections import defaultdict
 
-from clusterbench import stats, verdict, vocabulary
+from clusterbench.judging import stats, verdict, vocabulary
 from clusterbench.report.identity import (
     PLACEMENT,
     name_without,

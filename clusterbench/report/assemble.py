@@ -15,7 +15,7 @@ the inputs into configurations and cells and has each section built.
 import dataclasses
 from collections import defaultdict
 
-from clusterbench import runreport, verdict
+from clusterbench.judging import verdict
 from clusterbench.report import (
     acceptance,
     communication,
@@ -60,6 +60,7 @@ from clusterbench.report.provenance import (
     utc_now,
 )
 from clusterbench.report.sensitivity import loglog_slope
+from clusterbench.results import runreport
 
 #: What callers and tests read from here; the pieces live in the modules above.
 __all__ = [

@@ -1,7 +1,7 @@
 """Message-size curves of the communication checks, as the report draws them.
 
 The checks keep every verified curve in the run report (``curves``: name ->
-``{'columns', 'units', 'rows', 'meta'}``, see :mod:`clusterbench.curves`) and
+``{'columns', 'units', 'rows', 'meta'}``, see :mod:`clusterbench.bench.curves`) and
 as ``curve_<name>.csv`` beside their outputs (``curve_files``). This module
 reads them back, from the report first and from the files when the report
 has none, and maps each to the operation, metric and tool the report plots:
@@ -12,8 +12,8 @@ messages per second.
 import os
 from dataclasses import dataclass, field
 
-from clusterbench import curves as curvelib
-from clusterbench.errors import ClusterbenchError
+from clusterbench.bench import curves as curvelib
+from clusterbench.core.errors import ClusterbenchError
 
 LATENCY = 'latency'
 BANDWIDTH = 'bandwidth'
@@ -72,7 +72,7 @@ class Curve:
 
 
 def _table_curve(name, table):
-    """A :class:`clusterbench.curves.Curve` from its form kept in a report."""
+    """A :class:`clusterbench.bench.curves.Curve` from its form kept in a report."""
     headers = table.get('columns') or []
     rows = table.get('rows') or []
     units = table.get('units') or {}

@@ -3,7 +3,7 @@ and the family of its figures. The keys the report groups by."""
 
 import re
 
-from clusterbench import vocabulary
+from clusterbench.judging import vocabulary
 from clusterbench.site import stacknames
 
 

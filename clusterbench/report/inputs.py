@@ -3,8 +3,8 @@
 import os
 from dataclasses import dataclass
 
-from clusterbench import runreport
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.results import runreport
 
 
 @dataclass
@@ -34,7 +34,7 @@ def load_reports(paths):
 
 def load_history(query, config):
     """The sessions of ReFrame's results database matching *query*."""
-    from clusterbench import history
+    from clusterbench.results import history
 
     runs = []
     for session in history.sessions(query, config):

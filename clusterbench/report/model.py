@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
-from clusterbench import verdict
+from clusterbench.judging import verdict
 from clusterbench.report import curves as curvelib
 from clusterbench.report.identity import PLACEMENT
 
@@ -300,7 +300,7 @@ class Sensitivity(Section):
 
 @dataclass
 class Trends(Section):
-    """Figures measured in two or more sessions (see clusterbench.trend)."""
+    """Figures measured in two or more sessions (see clusterbench.judging.trend)."""
 
     series: list = field(default_factory=list)  # [trend.Series]
     omitted: int = 0

@@ -13,8 +13,8 @@ import tempfile
 
 import jinja2
 
-from clusterbench import trend, verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import trend, verdict
 from clusterbench.report import assemble as model
 from clusterbench.report import plots as plotlib
 

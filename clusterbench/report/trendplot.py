@@ -1,4 +1,6 @@
-"""Trend plots: a figure against the date of its sessions (see clusterbench.trend).
+"""Trend plots: a figure against the date of its sessions.
+
+See clusterbench.judging.trend.
 
 Each point is a session's median, coloured by its verdict: regressions
 (SLOWER, WORSE, FLAGGED) as red crosses, FASTER as blue triangles, DISTURBED
@@ -12,7 +14,7 @@ import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
-from clusterbench import trend, verdict
+from clusterbench.judging import trend, verdict
 from clusterbench.report import plotkit
 
 #: How each verdict is marked: (colour, marker, legend label).

@@ -1,18 +1,20 @@
 """The trends section: figures measured in two or more sessions."""
 
-from clusterbench import verdict
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
 from clusterbench.report.model import Trends
+from clusterbench.results import history
 
 #: Trend plots in one report; the ones that moved or left their band first.
 MAX_TRENDS = 30
 
 
 def build(runs, limit=MAX_TRENDS):
-    from clusterbench import trend
+    from clusterbench.judging import trend
 
     try:
-        series = trend.collect([(run.source, run.data) for run in runs])
+        sessions = history.distinct_sessions([(run.source, run.data) for run in runs])
+        series = trend.collect(sessions)
     except ClusterbenchError as err:
         return Trends(reason=f'no trend: {err}')
     drawn = [s for s in series if len(s.points) >= 2]

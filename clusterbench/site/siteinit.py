@@ -15,8 +15,9 @@ import socket
 import sys
 import textwrap
 
-from clusterbench import paths, runner
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core import paths
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.results import runner
 from clusterbench.site import sitefacts
 from clusterbench.site.sitefacts import Todo
 
@@ -211,7 +212,7 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
 
         import runpy
 
-        from clusterbench import paths
+        from clusterbench.core import paths
 
         # common.py beside this file if the site keeps its own copy, else
         # clusterbench's (a checkout's, or the one packaged with the wheel).

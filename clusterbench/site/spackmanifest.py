@@ -12,8 +12,8 @@ import re
 
 import yaml
 
-from clusterbench import paths
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core import paths
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.site import stacknames
 
 PROJECT = paths.CHECKOUT

@@ -6,7 +6,7 @@ Also ``python -m clusterbench.testcluster``.
 import argparse
 import sys
 
-from clusterbench.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError, parse_and_run
 from clusterbench.testcluster import cluster, faults
 
 

@@ -22,7 +22,7 @@ import string
 import subprocess
 import time
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.testcluster import faults
 from clusterbench.testcluster.procs import (
     BringUpError,

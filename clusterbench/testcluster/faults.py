@@ -17,7 +17,7 @@ import os
 import subprocess
 import time
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.testcluster import procs, slurm
 
 CGROUP_NAME = 'clusterbench-box'

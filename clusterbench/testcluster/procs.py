@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 #: The cgroup v1 cpu hierarchy (fault injection throttles a node's processes there).
 CGROUP_CPU = '/sys/fs/cgroup/cpu'

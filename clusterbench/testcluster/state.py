@@ -7,7 +7,7 @@ import fcntl
 import json
 import os
 
-from clusterbench.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError
 
 DEFAULT_RUN_DIR = os.environ.get('CLUSTERBENCH_BOX_DIR', '/run/clusterbench-box')
 STATE_FILE = 'state.json'

@@ -1,0 +1,84 @@
+"""`clusterbench compare`: judge the figures of run reports against their
+references, or against the samples of other runs."""
+
+from clusterbench.cli import common
+from clusterbench.judging import verdict
+from clusterbench.judging import view as verdictview
+from clusterbench.references import directory as refdir
+from clusterbench.references import lookup as reflookup
+from clusterbench.results import history, runreport
+from clusterbench.results import session as sessionreport
+
+
+def _load_all(paths, references=None):
+    figures, failures = [], []
+    for path in paths:
+        data = runreport.load(path)
+        if references:
+            reflookup.rejudge(data, references)
+        figs, fails = runreport.extract(data, path)
+        figures += figs
+        failures += fails
+    return figures, failures
+
+
+def run(args):
+    references = refdir.chosen(args.references)
+    figures, failures = _load_all(args.reports, references)
+    baseline = None
+    if args.against:
+        baseline, _ = _load_all(args.against, references)
+    elif args.history:
+        baseline = history.figures(args.history, args.config)
+    judged = verdict.group(
+        figures, baseline, tolerance=args.tolerance, threshold=args.threshold
+    )
+    table = verdict.rows(judged, failures)
+    common.announce_beside(args, references)
+    common.show(table, args)
+    if args.format == 'table':
+        details = sessionreport.text(args.reports, verdictview.terminal_width())
+        if details:
+            print(f'\n{details}')
+    return verdict.exit_code(table, args.strict)
+
+
+def add_parser(sub):
+    cmp = sub.add_parser(
+        'compare',
+        help='judge the figures of ReFrame JSON reports against their references',
+    )
+    cmp.add_argument('reports', nargs='+', metavar='REPORT')
+    verdictview.add_arguments(cmp)
+    base = cmp.add_mutually_exclusive_group()
+    base.add_argument(
+        '--against',
+        nargs='+',
+        metavar='REPORT',
+        help='judge against the samples of other runs instead of the references',
+    )
+    base.add_argument(
+        '--history',
+        metavar='QUERY',
+        help="judge against stored sessions of ReFrame's results "
+        "database, e.g. 'now-7d:now'",
+    )
+    cmp.add_argument(
+        '--config',
+        default='site_configs/local.py',
+        help='site config whose results database --history reads',
+    )
+    cmp.add_argument(
+        '--tolerance',
+        type=float,
+        default=0.05,
+        help='relative band for --against/--history figures that '
+        'have no reference (default 0.05)',
+    )
+    cmp.add_argument(
+        '--references',
+        metavar='DIR',
+        help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
+        ' if set, else those ReFrame recorded in the report)',
+    )
+    cmp.set_defaults(func=run)

@@ -1,0 +1,187 @@
+"""`clusterbench references check|repair|update`: validate reference_data/,
+repair an interrupted update, propose (and write) new references."""
+
+import os
+
+from clusterbench.cli import common
+from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
+from clusterbench.references import directory as refdir
+from clusterbench.references import provenance as refprov
+from clusterbench.references import store as refstore
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
+from clusterbench.results import samples
+
+
+def check(args):
+    root = common.references(args)
+    for path, tests in refdata.check_directory(root).items():
+        figures = sum(tests.values())
+        print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
+    problems, interrupted, others, wide = [], [], [], []
+    # Everything is checked per system directory: each has its own files,
+    # provenance and update journal.
+    for system in refdir.systems(root):
+        directory = os.path.join(root, system)
+        problems += [
+            f'stale: {p}'
+            for p in refdata.stale_entries(directory, args.site_configs, args.checks)
+        ]
+        with refstore.shared_lock(directory):
+            stopped = refstore.interrupted(directory)
+            problems += [
+                f'inconsistent: {p}' for p in refprov.inconsistencies(directory)
+            ]
+        interrupted += stopped
+        # References of another kind of machine are no error: they apply there.
+        others += refdata.unmatched_kinds(directory, args.site_configs)
+        wide += refdata.wide_tolerances(directory, args.max_tolerance)
+    problems += [f'interrupted update: {line}' for line in interrupted]
+    if interrupted:
+        problems.append('run `clusterbench references repair`')
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f'{root}: every reference entry matches its provenance: ok')
+    for other in others:
+        print(f'other machine: {other}')
+    for warning in wide:
+        print(f'warning: {warning}')
+    if wide:
+        print(
+            f'{len(wide)} figure(s) with a tolerance above '
+            f'{args.max_tolerance * 100:.0f} % (--max-tolerance)'
+        )
+    return 1 if problems else 0
+
+
+def repair(args):
+    root = common.references(args)
+    if not os.path.isdir(root):
+        raise ClusterbenchError(f'{root}: no such reference directory')
+    done, problems = [], []
+    for system in refdir.systems(root):
+        directory = os.path.join(root, system)
+        with refstore.locked(directory):
+            done += refstore.repair(directory)
+        problems += refprov.inconsistencies(directory)
+    for line in done or [f'{root}: no interrupted update: nothing to repair']:
+        print(line)
+    for problem in problems:
+        print(f'inconsistent (not repairable here): {problem}')
+    return 1 if problems else 0
+
+
+def update(args):
+    directory = common.references(args)
+    groups = samples.collect(args.reports)
+    proposals = refupdate.propose(
+        groups,
+        floor=args.floor,
+        k=args.k,
+        min_samples=args.min_samples,
+        one_sided=args.one_sided,
+    )
+    if not proposals:
+        raise ClusterbenchError(
+            f'no figure has {args.min_samples} samples or more: nothing to update'
+        )
+    for line in refupdate.diff(proposals, directory):
+        print(line)
+    for line in refupdate.few_sessions(proposals):
+        print(f'warning: {line}')
+    if args.write:
+        notes = []
+        written = refupdate.write(
+            proposals, directory, args.reports, results=args.results, notes=notes
+        )
+        for line in notes:
+            print(line)
+        for path in written:
+            print(f'wrote {path}')
+    else:
+        print('\n(dry run: nothing written; add --write to apply)')
+    return 0
+
+
+def add_parser(sub):
+    refs = sub.add_parser('references', help='work with reference_data/<system>/')
+    refs_sub = refs.add_subparsers(dest='action', required=True)
+    chk = refs_sub.add_parser('check', help='validate every reference file')
+    chk.add_argument('directory', nargs='?', help=REFERENCES_HELP)
+    chk.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    chk.add_argument('--site-configs', default='site_configs')
+    chk.add_argument('--checks', default='reframe_checks')
+    chk.add_argument(
+        '--max-tolerance',
+        type=float,
+        default=verdict.DETECTION_THRESHOLD,
+        metavar='FRACTION',
+        help='warn for each figure whose tolerance on its bad side is wider '
+        '(default 0.10: a 10 %% regression must be detectable)',
+    )
+    chk.set_defaults(func=check)
+    fix = refs_sub.add_parser(
+        'repair',
+        help='complete (roll forward) or undo (roll back) an interrupted '
+        '`references update --write`',
+    )
+    fix.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    fix.set_defaults(func=repair)
+    upd = refs_sub.add_parser(
+        'update',
+        help='propose references from run reports (median, tolerance '
+        'from measured spread); write them only with --write',
+    )
+    upd.add_argument(
+        '--from',
+        dest='reports',
+        nargs='+',
+        required=True,
+        metavar='REPORT',
+        help='ReFrame JSON run reports',
+    )
+    upd.add_argument(
+        '--references',
+        '--directory',
+        dest='references',
+        metavar='DIR',
+        help=REFERENCES_HELP,
+    )
+    upd.add_argument(
+        '--results',
+        default='results',
+        help='results root: provenance stores report paths relative to it '
+        '(default: results)',
+    )
+    upd.add_argument(
+        '--floor',
+        type=float,
+        default=0.03,
+        help='smallest relative tolerance (default 0.03)',
+    )
+    upd.add_argument(
+        '--k',
+        type=float,
+        default=3.0,
+        help='tolerance = max(floor, k x robust relative spread of the '
+        'per-session medians, reach to the farthest session median + floor) '
+        '(default 3)',
+    )
+    upd.add_argument('--min-samples', type=int, default=1)
+    upd.add_argument(
+        '--one-sided',
+        action='store_true',
+        help='bound only the bad side: (ref, -tol, null) for a figure better '
+        'higher, (ref, null, +tol) for one better lower; plain ReFrame then '
+        'passes a faster figure too',
+    )
+    upd.add_argument(
+        '--write',
+        action='store_true',
+        help='write the proposal (one transaction over all its files); '
+        'default: only show it',
+    )
+    upd.set_defaults(func=update)

@@ -1,0 +1,29 @@
+"""`clusterbench replay`: re-judge stored outputs against the current
+references without re-running anything."""
+
+from clusterbench.cli import common
+from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.judging import verdict
+from clusterbench.judging import view as verdictview
+from clusterbench.references import directory as refdir
+from clusterbench.results import replay
+
+
+def run(args):
+    directory = refdir.resolve(args.references)
+    table = replay.replay(args.path, directory, args.threshold)
+    common.announce_beside(args, directory)
+    common.show(table, args)
+    return verdict.exit_code(table, args.strict)
+
+
+def add_parser(sub):
+    rep = sub.add_parser(
+        'replay',
+        help='re-judge stored outputs against the current references '
+        'without re-running anything',
+    )
+    rep.add_argument('path', help='a session directory of results/ or a report')
+    rep.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    verdictview.add_arguments(rep)
+    rep.set_defaults(func=run)

@@ -1,0 +1,77 @@
+"""`clusterbench trend`: each figure against the date of its session, with its
+reference band and the session where it moved (SVG, PNG and CSV)."""
+
+import os
+
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import trend
+from clusterbench.results import history, replay, runreport
+
+
+def run(args):
+    from clusterbench.report import trendplot
+
+    if not args.reports and not args.history:
+        raise ClusterbenchError('no sessions: give --history QUERY and/or REPORT files')
+    datas = []
+    for path in args.reports:
+        found = replay.find_report(path)
+        datas.append((found, runreport.load(found)))
+    if args.history:
+        for session in history.sessions(args.history, args.config):
+            uuid = (session.get('session_info') or {}).get('uuid', '?')
+            datas.append((f'stored session {uuid}', session))
+    series = trend.collect(
+        history.distinct_sessions(datas), args.pattern, args.min_shift
+    )
+    if not series:
+        raise ClusterbenchError(
+            f'no figure matches {args.pattern!r} in {len(datas)} session(s)'
+        )
+    for one in series:
+        print(trend.describe(one))
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    for path in trendplot.write(series, args.output):
+        print(f'wrote {path}')
+    return 0
+
+
+def add_parser(sub):
+    trd = sub.add_parser(
+        'trend',
+        help='each figure against the date of its session, with its reference '
+        'band and the session where it moved (SVG, PNG and CSV)',
+    )
+    trd.add_argument(
+        'pattern',
+        metavar='FIGURE-PATTERN',
+        help='regular expression searched in TEST:FIGURE, e.g. gflops or '
+        '"CGSolverCheck.*:time"',
+    )
+    trd.add_argument(
+        'reports', nargs='*', metavar='REPORT', help='run reports or session dirs'
+    )
+    trd.add_argument(
+        '--history',
+        metavar='QUERY',
+        help="sessions of ReFrame's results database, e.g. 'now-30d:now'",
+    )
+    trd.add_argument(
+        '--config',
+        default='site_configs/local.py',
+        help='site config whose results database --history reads',
+    )
+    trd.add_argument(
+        '-o',
+        '--output',
+        default='results/trend',
+        help='stem of the files written: STEM.svg, STEM.png, STEM.csv '
+        '(default results/trend)',
+    )
+    trd.add_argument(
+        '--min-shift',
+        type=float,
+        default=trend.DEFAULT_MIN_SHIFT,
+        help='smallest relative move named as a change point (default 0.05)',
+    )
+    trd.set_defaults(func=run)

@@ -1,0 +1,96 @@
+"""Where the checks, site configs, references and Spack environments are.
+
+From a source checkout (or an editable install of one) they are the
+checkout's own directories. A wheel (``make dist``) carries a copy of them as
+package data under ``clusterbench/share/``, laid out as in the checkout, so
+that the relative paths between them (a check's ``../src``, a site config's
+``common.py``) hold in both. ``clusterbench paths`` prints them.
+"""
+
+import os
+
+# This file is clusterbench/core/paths.py: the package is two levels up.
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARE = os.path.join(PACKAGE, 'share')
+CHECKOUT = os.path.dirname(PACKAGE)
+#: name printed by ``clusterbench paths`` -> directory of the project tree.
+DIRECTORIES = {
+    'checks': 'reframe_checks',
+    'site_configs': 'site_configs',
+    'references': 'reference_data',
+    'spack_envs': 'spack_envs',
+    'sources': 'src',
+}
+
+
+def _is_checkout(path):
+    return os.path.isfile(os.path.join(path, 'pyproject.toml')) and os.path.isdir(
+        os.path.join(path, 'reframe_checks')
+    )
+
+
+def root():
+    """The project tree in use: the source checkout, else the packaged copy."""
+    if _is_checkout(CHECKOUT):
+        return CHECKOUT
+    if os.path.isdir(os.path.join(SHARE, 'reframe_checks')):
+        return SHARE
+    # Imported here: setup.py reads this module before clusterbench is installed.
+    from clusterbench.core.errors import ClusterbenchError
+
+    raise ClusterbenchError(
+        f'{PACKAGE}: neither a source checkout nor a wheel with its package data '
+        f'(share/): reinstall clusterbench'
+    )
+
+
+def installed():
+    """True when running from a wheel's packaged copy."""
+    return root() == SHARE
+
+
+def get(name):
+    """The directory *name* (a key of DIRECTORIES) of the project tree."""
+    return os.path.join(root(), DIRECTORIES[name])
+
+
+def site_config(name, beside=None):
+    """``<name>`` of the site configs: beside *beside* (a file) if there, else ours.
+
+    A generated site config lives wherever its centre keeps it; it composes
+    ``common.py`` from beside it if the centre has its own copy, else from
+    clusterbench's.
+    """
+    if beside is not None:
+        local = os.path.join(os.path.dirname(os.path.abspath(beside)), name)
+        if os.path.isfile(local):
+            return local
+    return os.path.join(get('site_configs'), name)
+
+
+def lines():
+    """What ``clusterbench paths`` prints: one ``name  path`` line each."""
+    where = 'packaged copy' if installed() else 'source checkout'
+    rows = [('project', f'{root()}  ({where})')]
+    rows += [(name, get(name)) for name in DIRECTORIES]
+    width = max(len(name) for name, _ in rows)
+    return [f'{name:<{width}}  {path}' for name, path in rows]
+
+
+def main(args):
+    if args.name:
+        print(get(args.name))
+    else:
+        print('\n'.join(lines()))
+    return 0
+
+
+def add_arguments(parser):
+    parser.add_argument(
+        'name',
+        nargs='?',
+        choices=sorted(DIRECTORIES),
+        help='print only this directory (for scripts: -c "$(clusterbench paths '
+        'checks)")',
+    )
+    parser.set_defaults(func=main)

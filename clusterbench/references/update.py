@@ -1,0 +1,365 @@
+"""Deliberate reference updates: samples -> proposed references.
+
+The samples are read from run reports by clusterbench.results.samples.
+
+Per figure: samples are grouped by session (one report is one session, unless
+reports share a session uuid). The reference is the median of the sessions'
+medians and the tolerance reflects the spread *between* sessions (see
+stats.session_band): ``max(floor, k * 1.4826 * MAD / |median|)`` of the
+session medians, and at least the reach to the farthest session median plus
+the floor; with one session, the spread of its samples. A share near zero
+(vocabulary.SHARES) gets an absolute floor. Only figures of test cases that
+passed their sanity check count. Nothing is written unless
+asked; one update is one transaction over all its files (refstore), updates
+are serialized, and every reference keeps the history of the provenance of
+the ones it replaced and a hash of the entry it describes (refprov).
+"""
+
+import datetime
+import importlib.metadata
+import os
+import re
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import yaml
+
+from clusterbench import __version__
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import stats, vocabulary
+from clusterbench.references import directory as refdir
+from clusterbench.references import provenance as refprov
+from clusterbench.references import store as refstore
+
+PROVENANCE_DIR = refprov.PROVENANCE_DIR
+_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+_Dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
+
+
+@dataclass
+class Samples:
+    #: The system the samples ran on: its directory gets the reference.
+    system: str
+    test: str
+    reference_file: str
+    index: tuple
+    key: tuple
+    variable: str
+    unit: str
+    values: list = field(default_factory=list)
+    sessions: set = field(default_factory=set)
+    #: session -> its samples of this figure
+    per_session: dict = field(default_factory=dict)
+    nodes: set = field(default_factory=set)
+    facts: dict = field(default_factory=dict)
+    identity: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    samples: Samples
+    reference: float
+    tolerance: float
+    spread: float
+    #: Bound only the bad side (see band()).
+    one_sided: bool = False
+
+    @property
+    def better(self):
+        if not self.one_sided:
+            return None
+        return vocabulary.direction(self.samples.variable, self.samples.unit)
+
+    @property
+    def entry(self):
+        lower, upper = band(self.tolerance, self.better)
+        return [_round(self.reference), lower, upper, self.samples.unit]
+
+
+def _round(value, digits=4):
+    return float(f'{value:.{digits}g}')
+
+
+def band(tolerance, better=None):
+    """(lower, upper) of a relative tolerance. A spread wider than the value
+    itself would allow a figure of the other sign: the band stops at zero on
+    that side.
+
+    With *better* (``higher`` or ``lower``, ``--one-sided``) only the bad side
+    is bounded: ``(-tol, None)`` for a figure better higher, ``(None, tol)``
+    for one better lower, as many ReFrame suites write them. Plain ReFrame
+    then passes a faster figure, as clusterbench does; and clusterbench never
+    reports FASTER for it (nothing to say that the reference is stale)."""
+    lower, upper = max(-tolerance, -1.0), tolerance
+    if better == vocabulary.HIGHER:
+        return lower, None
+    if better == vocabulary.LOWER:
+        return None, upper
+    return lower, upper
+
+
+#: Fewer sessions than this behind a reference: `references update` warns.
+MIN_SESSIONS = 3
+
+
+def tolerance_of(values, floor=0.03, k=3.0, sessions=None, absolute_floor=None):
+    """(reference, tolerance, relative spread) of one figure: *values* of one
+    session, or *sessions* (one list of samples per session); see
+    stats.session_band."""
+    centre, tolerance, spread = stats.session_band(
+        sessions or [values], floor, k, absolute_floor
+    )
+    return centre, round(tolerance, 2), spread
+
+
+def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False):
+    proposals = []
+    for group in groups:
+        if len(group.values) < min_samples:
+            continue
+        share = vocabulary.is_share(group.variable, group.unit)
+        median, tolerance, spread = tolerance_of(
+            group.values,
+            floor,
+            k,
+            sessions=list(group.per_session.values()) or None,
+            absolute_floor=vocabulary.SHARE_FLOOR if share else None,
+        )
+        proposals.append(Proposal(group, median, tolerance, spread, one_sided))
+    return proposals
+
+
+def few_sessions(proposals, minimum=MIN_SESSIONS):
+    """Warnings for each reference (test and key) that fewer than *minimum*
+    sessions back: its tolerance cannot know the spread between sessions."""
+    seen = {}
+    for prop in proposals:
+        s = prop.samples
+        where = ' > '.join([s.test, *map(str, s.key)])
+        seen[where] = min(seen.get(where, len(s.sessions)), len(s.sessions))
+    return [
+        f'{where}: {n} session{"s" if n != 1 else ""} '
+        f'(fewer than {minimum}): the tolerance cannot know how much sessions differ'
+        for where, n in sorted(seen.items())
+        if n < minimum
+    ]
+
+
+def _band_text(lower, upper):
+    """``-5%/+8%`` or ``-5%/+∞``."""
+
+    def one(thres, infinite):
+        return infinite if thres is None else f'{thres:+.0%}'
+
+    return f'{one(lower, "-∞")}/{one(upper, "+∞")}'
+
+
+def _nested_get(tree, keys):
+    for key in keys:
+        if not isinstance(tree, dict) or key not in tree:
+            return None
+        tree = tree[key]
+    return tree
+
+
+def _nested_set(tree, keys, value):
+    for key in keys[:-1]:
+        tree = tree.setdefault(key, {})
+    tree[keys[-1]] = value
+
+
+def _load_yaml(path):
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        try:
+            return yaml.load(f, Loader=_Loader) or {}
+        except yaml.YAMLError as err:
+            raise ClusterbenchError(f'{path}: YAML error: {err}') from None
+
+
+def diff(proposals, directory):
+    """Lines describing old -> new for every proposal."""
+    cache = {}
+    lines = []
+    for prop in sorted(
+        proposals,
+        key=lambda p: (
+            p.samples.system,
+            p.samples.test,
+            p.samples.key,
+            p.samples.variable,
+        ),
+    ):
+        s = prop.samples
+        folder = refdir.system_directory(directory, s.system)
+        path = os.path.join(folder, s.reference_file)
+        if path not in cache:
+            cache[path] = _load_yaml(path)
+        refs = cache[path]
+        old = _nested_get(refs, [s.test, *s.key, s.variable])
+        where = ' > '.join([s.test, *map(str, s.key), s.variable])
+        new = prop.entry
+        symmetric = new[1] is not None and new[1] == -(new[2] or 0)
+        band_text = f'±{prop.tolerance:.0%}' if symmetric else _band_text(*new[1:3])
+        new_text = (
+            f'{new[0]:g} {s.unit} {band_text} '
+            f'(n={len(s.values)} in {len(s.sessions)} '
+            f'session{"s" if len(s.sessions) != 1 else ""}, spread {prop.spread:.1%})'
+        )
+        if old is None:
+            lines.append(f'+ {where}: {new_text}')
+        elif list(old) == new:
+            lines.append(f'= {where}: {new_text}')
+        else:
+            old_text = f'{old[0]:g} {s.unit} {_band_text(old[1], old[2])}'
+            lines.append(f'~ {where}: {old_text} -> {new_text}')
+    return lines
+
+
+class _NoAliasDumper(_Dumper):
+    """Repeated facts are written out again: a reader needs no anchors."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def _dump(data, header=''):
+    return (
+        header
+        + yaml.dump(
+            data,
+            Dumper=_NoAliasDumper,
+            sort_keys=False,
+            default_flow_style=None,
+            width=100,
+        )
+    ).encode()
+
+
+HEADER = (
+    '# ReFrame 4.10 external references (see README.md, "References").\n'
+    '# Written by `clusterbench references update`; provenance of every entry\n'
+    '# is in provenance/<this file>.\n'
+)
+
+_SESSION = re.compile(r'^\d{8}T\d{6}(-\d+)?$')
+
+
+def portable_report_path(path, results='results'):
+    """A report's path as it means something on another machine: relative to
+    the results root (``local/20261122T015521/report.json``), else the
+    ``<system>/<session>/report.json`` tail of a session directory, else the
+    file name. Never an absolute path of this machine."""
+    path, root = os.path.abspath(path), os.path.abspath(results)
+    if path.startswith(root + os.sep):
+        return os.path.relpath(path, root)
+    parts = path.split(os.sep)
+    if len(parts) >= 3 and _SESSION.match(parts[-2]):
+        return '/'.join(parts[-3:])
+    return parts[-1]
+
+
+def write(proposals, directory, reports, stack=None, results='results', notes=None):
+    """Apply *proposals* to the directories of the systems their samples ran
+    on under the root *directory* (``<directory>/<system>/``), one
+    transaction per system directory (see refstore); return the reference
+    files written. An earlier interrupted update of a directory is repaired
+    first; what that did is appended to *notes*."""
+    by_system = defaultdict(list)
+    for prop in proposals:
+        by_system[prop.samples.system].append(prop)
+    now = _now().isoformat(timespec='seconds')
+    report_paths = [portable_report_path(r, results) for r in reports]
+    written = []
+    for system, props in sorted(by_system.items()):
+        folder = refdir.system_directory(directory, system)
+        written += _write_system(props, folder, report_paths, now, stack, notes)
+    return written
+
+
+def _write_system(proposals, directory, report_paths, now, stack, notes):
+    """One transaction over the files of one system directory."""
+    by_file = defaultdict(list)
+    for prop in proposals:
+        by_file[prop.samples.reference_file].append(prop)
+    written, contents = [], {}
+    with refstore.locked(directory):
+        repaired = refstore.repair(directory)
+        if notes is not None:
+            notes += repaired
+        for name, props in sorted(by_file.items()):
+            path = os.path.join(directory, name)
+            prov_name = os.path.join(PROVENANCE_DIR, name)
+            refs = _load_yaml(path)
+            prov = _load_yaml(os.path.join(directory, prov_name))
+            cases = defaultdict(list)
+            for prop in props:
+                s = prop.samples
+                refs.setdefault(s.test, {})['$index'] = list(s.index)
+                _nested_set(refs, [s.test, *s.key, s.variable], prop.entry)
+                cases[(s.test, s.key)].append(prop)
+            contents[name] = _dump(refs, HEADER)
+            # The hash is taken of the entry as a reader of the file sees it.
+            stored = refprov.leaves(yaml.load(contents[name], Loader=_Loader))
+            for (test, key), case_props in cases.items():
+                where = refprov.where(key)
+                entries = prov.setdefault(test, {})
+                previous = entries.get(where)
+                history = []
+                if previous:
+                    history = previous.pop('history', [])
+                    history.insert(0, previous)
+                first = case_props[0].samples
+                entries[where] = {
+                    'made': now,
+                    refprov.HASH_KEY: refprov.entry_hash(stored[(test, where)]),
+                    'reports': report_paths,
+                    'sessions': sorted(first.sessions),
+                    'nodes': sorted(first.nodes),
+                    'hardware': dict(first.facts),
+                    'identity': dict(first.identity)
+                    or {'source': 'absent', 'reason': 'the reports recorded none'},
+                    'clusterbench': __version__,
+                    'reframe': _reframe_version(),
+                    'stack': dict(stack or {}),
+                    'figures': {
+                        p.samples.variable: {
+                            'reference': p.entry,
+                            'samples': len(p.samples.values),
+                            'median': _round(statistics.median(p.samples.values), 6),
+                            'spread_mad_rel': round(p.spread, 4),
+                            'sessions': len(p.samples.sessions),
+                            'session_medians': [
+                                _round(stats.median(v), 6)
+                                for v in p.samples.per_session.values()
+                            ],
+                            'values': [_round(v, 6) for v in p.samples.values],
+                        }
+                        for p in case_props
+                    },
+                    'history': history,
+                }
+            contents[prov_name] = _dump(prov)
+            written.append(path)
+        refstore.commit(directory, contents)
+    return written
+
+
+def _now():
+    # SOURCE_DATE_EPOCH (reproducible-builds.org) fixes the date a provenance
+    # records, so that two writes of one update are the same bytes.
+    epoch = os.environ.get('SOURCE_DATE_EPOCH')
+    utc = datetime.timezone.utc
+    if epoch and epoch.isdigit():
+        return datetime.datetime.fromtimestamp(int(epoch), utc)
+    return datetime.datetime.now(utc)
+
+
+def _reframe_version():
+    # The installed distribution's version: importing ReFrame costs 0.4 s.
+    try:
+        return importlib.metadata.version('ReFrame-HPC')
+    except importlib.metadata.PackageNotFoundError:
+        return None

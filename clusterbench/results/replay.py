@@ -1,0 +1,125 @@
+"""`clusterbench replay`: re-judge stored outputs against today's references.
+
+Nothing is re-run. For every test case of a stored session, the benchmark's
+own output is parsed and verified again by the check's parser, and the
+figures are judged against the references now in reference_data/<system>/.
+
+A report is data, never code: the parser is chosen from :data:`PARSERS` by the
+test's class name (whatever a report's ``replay_parser`` says is ignored), and
+only files inside the session directory are read.
+"""
+
+import os
+
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
+from clusterbench.parsers import cgsolver, hpcc
+from clusterbench.references import lookup as reflookup
+from clusterbench.results import runreport
+from clusterbench.results.runreport import Failure, Figure
+
+#: The checks whose stored outputs can be verified again: class name -> the
+#: parser module (``replay_file(case)`` names the benchmark's output file,
+#: ``replay(directory, case)`` verifies it and returns its figures).
+PARSERS = {
+    'HPCCCheck': hpcc,
+    'CGSolverCheck': cgsolver,
+}
+
+
+def find_report(path):
+    if os.path.isfile(path):
+        return path
+    candidate = os.path.join(path, 'report.json')
+    if os.path.isfile(candidate):
+        return candidate
+    raise ClusterbenchError(
+        f'{path}: no report.json (give a session directory of results/ or a '
+        f'ReFrame JSON report)'
+    )
+
+
+def _inside(path, root):
+    """*path* resolved (symbolic links too) if it lies under *root*, else None."""
+    real = os.path.realpath(path)
+    return real if os.path.commonpath([real, root]) == root else None
+
+
+def output_directory(case, parser, root):
+    """The directory under *root* holding the case's stored output, or a
+    Failure reason. ReFrame copies a passed test's files to its output
+    directory but leaves a failed (e.g. FLAGGED) test's files in its stage
+    directory, so both are looked at, in that order."""
+    outside = []
+    for key in ('outputdir', 'stagedir'):
+        directory = case.get(key)
+        if not directory:
+            continue
+        directory = os.path.join(root, directory)  # a relative one is the session's
+        name = os.path.join(directory, parser.replay_file(case))
+        if _inside(directory, root) is None or _inside(name, root) is None:
+            outside.append(f'{key} {directory}')
+        elif os.path.isfile(name):
+            return os.path.realpath(directory), None
+    if outside:
+        return None, (
+            f'not read: {", ".join(outside)} is outside the session directory {root}'
+        )
+    return None, (
+        f'stored output {parser.replay_file(case)} found in neither outputdir '
+        f'nor stagedir'
+    )
+
+
+def replay(path, references, threshold=verdict.DETECTION_THRESHOLD):
+    report = find_report(path)
+    data = runreport.load(report)
+    root = os.path.realpath(os.path.dirname(os.path.abspath(report)))
+    figures, failures, cache = [], [], {}
+    for case in runreport.cases(data, report):
+        if case.get('fixture'):
+            continue
+        ident = (case['name'], case['system'], case['partition'], case['environ'])
+        check = case['name'].split()[0]
+        parser = PARSERS.get(check)
+        if parser is None:
+            if case.get('replay_parser'):
+                reason = (
+                    f"no replay parser for {check} (the report's replay_parser "
+                    f'{str(case["replay_parser"])[:60]!r} is not used)'
+                )
+                failures.append(Failure(*ident, 'replay', reason))
+            continue
+        if not isinstance(case.get('num_tasks'), int):
+            failures.append(Failure(*ident, 'replay', 'the report has no num_tasks'))
+            continue
+        directory, problem = output_directory(case, parser, root)
+        if directory is None:
+            failures.append(Failure(*ident, 'replay', problem))
+            continue
+        try:
+            found = parser.replay(directory, case)
+        except ClusterbenchError as err:
+            failures.append(Failure(*ident, 'sanity', str(err)))
+            continue
+        try:
+            refs = reflookup.references_for(case, references, cache)
+        except reflookup.OutsideDirectory as err:
+            failures.append(Failure(*ident, 'replay', str(err)))
+            continue
+        for name, (value, unit) in found.items():
+            ref = refs.get(name)
+            figures.append(
+                Figure(
+                    *ident,
+                    name,
+                    value,
+                    unit,
+                    *(ref[:3] if ref else (None, None, None)),
+                    None,
+                    disturbed=case.get('disturbed') or None,
+                )
+            )
+    if not figures and not failures:
+        raise ClusterbenchError(f'{report}: no replayable test case')
+    return verdict.rows(verdict.group(figures, threshold=threshold), failures)

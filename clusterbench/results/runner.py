@@ -1,0 +1,227 @@
+"""`clusterbench run`: a ReFrame session on one system, then the verdict table."""
+
+import os
+import runpy
+import shlex
+import sys
+import time
+
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import selection, verdict
+from clusterbench.judging import view as verdictview
+from clusterbench.references import directory as refdir
+from clusterbench.references import validate as refdata
+from clusterbench.results import nodelock, reframe_output, runreport
+from clusterbench.results import session as sessionreport
+
+
+def session_dir(results, system):
+    """A new directory for this session; earlier sessions are never reused."""
+    stamp = time.strftime('%Y%m%dT%H%M%S')
+    base = os.path.join(results, system.replace(':', '-'), stamp)
+    path, n = base, 1
+    while True:
+        try:
+            os.makedirs(path)
+            return path
+        except FileExistsError:
+            n += 1
+            path = f'{base}-{n}'
+
+
+def reframe_command(config, checks, system, prefix, report, extra=()):
+    return [
+        'reframe',
+        '-C',
+        config,
+        '-c',
+        checks,
+        '--system',
+        system,
+        '--prefix',
+        prefix,
+        '--report-file',
+        report,
+        '--save-log-files',
+        *extra,
+        '-r',
+    ]
+
+
+def _partitions(config, system):
+    """The partitions of *system* (``name`` or ``name:partition``) in *config*."""
+    try:
+        site = runpy.run_path(config)['site_configuration']
+    except Exception:  # noqa: BLE001 - ReFrame reports a broken config itself
+        return []
+    name, _, part = system.partition(':')
+    for entry in site.get('systems', []):
+        if entry.get('name') == name:
+            return [
+                p for p in entry.get('partitions', []) if not part or p['name'] == part
+            ]
+    return []
+
+
+def policy_options(config, system, extra=()):
+    """``--exec-policy=serial`` where builds would share the node with runs.
+
+    With the ``local`` scheduler every job runs on this host, and ReFrame
+    builds (locally) while another test's benchmark runs: a compile beside a
+    benchmark corrupts its figure. One test at a time there; a batch
+    partition keeps ReFrame's concurrent default. An explicit
+    ``--exec-policy`` in *extra* wins.
+    """
+    if any(arg.startswith('--exec-policy') for arg in extra):
+        return []
+    partitions = _partitions(config, system)
+    if partitions and all(p.get('scheduler') == 'local' for p in partitions):
+        return ['--exec-policy=serial']
+    return []
+
+
+def node_lock(config, system, wait=True):
+    """This node's lock, taken, if a partition of *system* runs its jobs here
+    (``local`` scheduler): one measuring session at a time; else ``None``."""
+    if not any(p.get('scheduler') == 'local' for p in _partitions(config, system)):
+        return None
+    lock = nodelock.NodeLock()
+    lock.acquire(wait=wait)
+    return lock
+
+
+def run(
+    config,
+    checks,
+    system,
+    results,
+    references,
+    extra=(),
+    out=sys.stdout,
+    strict=False,
+    verbose=False,
+    show_all=False,
+    junit=None,
+    wait=True,
+    threshold=verdict.DETECTION_THRESHOLD,
+):
+    selection.check_system_name(system)
+    for path, what in ((config, 'site config'), (checks, 'check directory')):
+        if not os.path.exists(path):
+            raise ClusterbenchError(
+                f'{path}: no such {what} (run from the project root or pass its path)'
+            )
+    refdata.check_directory(references)
+    # ReFrame must judge against the directory just validated, not its own
+    # default: one directory decides both.
+    env = {**os.environ, refdir.ENV: os.path.abspath(references)}
+    refdir.announce(references, out)
+    lock = node_lock(config, system, wait)
+    prefix = session_dir(results, system)
+    report = os.path.join(prefix, 'report.json')
+    extra = [*policy_options(config, system, extra), *extra]
+    cmd = reframe_command(config, checks, system, prefix, report, extra)
+    reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
+    print('$ ' + shlex.join(cmd), file=out, flush=True)
+    try:
+        if lock:
+            lock.record(f'pid {os.getpid()}, session {prefix}')
+        ran = reframe_output.run(
+            [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]],
+            out=out,
+            env=env,
+        )
+    finally:
+        if lock:
+            lock.release()
+    status = ran.status
+    data = _session_report(report, prefix, ran, config, system, extra)
+    if not data['session_info'].get('num_cases'):
+        why = (
+            '; '.join(ran.not_loaded)
+            or 'a check file that failed to load is reported above'
+        )
+        raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
+    figures, failures = runreport.extract(data, report)
+    table = verdict.rows(verdict.group(figures, threshold=threshold), failures)
+    print(f'\nResults: {prefix}\n', file=out)
+    print(
+        verdictview.render(
+            table, 'table', strict, verbose, show_all, not_loaded=ran.not_loaded
+        ),
+        file=out,
+    )
+    if ran.no_space:
+        print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
+    details = sessionreport.text([report], verdictview.terminal_width())
+    if details:
+        print(f'\n{details}', file=out)
+    if junit:
+        with open(junit, 'w') as xml:
+            xml.write(verdictview.format_junit(table, strict) + '\n')
+    code = verdict.exit_code(table, strict)
+    if code == verdict.EXIT_REGRESSION:
+        return code
+    if ran.not_loaded or ran.no_space:
+        return verdict.EXIT_REGRESSION
+    if status and not _only_performance_failures(data):
+        return verdict.EXIT_REGRESSION
+    return code
+
+
+def _only_performance_failures(data):
+    """ReFrame's own exit status is not ours where it failed only figures.
+
+    ReFrame fails a test whose figure is outside its band on either side; our
+    verdicts judge those figures with their direction (FASTER is no failure).
+    Any other failure, or a failed session with none recorded, still counts.
+    """
+    failed = [
+        case
+        for case in runreport.cases(data)
+        if case.get('result') not in ('pass', 'xfail', 'skip')
+    ]
+    return bool(failed) and all(c.get('fail_phase') == 'performance' for c in failed)
+
+
+NO_SPACE_TEXT = 'no space left on device'
+
+
+def _session_report(report, prefix, ran, config, system, extra):
+    """The session's report, or one line saying why there is none."""
+    try:
+        return runreport.load(report)
+    except ClusterbenchError:
+        if ran.no_space:
+            # ReFrame leaves a torn (often empty) report behind: not a result.
+            _remove(report)
+            raise ClusterbenchError(
+                f'{report}: not written: {NO_SPACE_TEXT} ({prefix})'
+            ) from None
+        if os.path.exists(report):
+            raise
+    _remove_if_empty(prefix)
+    if ran.stopped:
+        raise ClusterbenchError(f'ReFrame stopped (exit {ran.status}): {ran.stopped}')
+    if ran.status == 0:
+        environs = {
+            e for p in _partitions(config, system) for e in p.get('environs', [])
+        }
+        raise ClusterbenchError(selection.nothing_selected(system, environs, extra))
+    raise ClusterbenchError(
+        f'ReFrame wrote no report (exit {ran.status}); see its error above'
+    )
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _remove_if_empty(path):
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass

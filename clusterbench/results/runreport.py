@@ -1,0 +1,354 @@
+"""Reading ReFrame 4.10 JSON run reports into figures and failures."""
+
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+import jsonschema
+
+from clusterbench.core.errors import ClusterbenchError
+
+#: The phase recorded for a test case that was skipped with a reason.
+SKIPPED = 'skipped'
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One performance figure of one test case, with ReFrame's reference."""
+
+    test: str
+    system: str
+    partition: str
+    environ: str
+    variable: str
+    value: float
+    unit: str
+    reference: Optional[float]
+    lower: Optional[float]
+    upper: Optional[float]
+    result: Optional[str]
+    run_index: int = 0
+    #: What a disturbed run broke ("steal 18 %"), None for an undisturbed one.
+    disturbed: Optional[str] = None
+
+    @property
+    def has_reference(self):
+        return self.reference is not None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A test case that produced no trustworthy figures, and why."""
+
+    test: str
+    system: str
+    partition: str
+    environ: str
+    phase: str
+    reason: str
+    run_index: int = 0
+
+
+def load(path):
+    """Parse a ReFrame JSON report; one-line errors name the file."""
+    try:
+        with open(path) as report:
+            data = json.load(report)
+    except OSError as err:
+        raise ClusterbenchError(f'{path}: cannot read report: {err.strerror}') from None
+    except json.JSONDecodeError as err:
+        raise ClusterbenchError(
+            f'{path}:{err.lineno}: not a JSON report: {err.msg}'
+        ) from None
+    except UnicodeDecodeError:
+        raise ClusterbenchError(f'{path}: not a JSON report: not UTF-8 text') from None
+    validate(data, path)
+    return data
+
+
+def _nullable(kind):
+    return {'type': [kind, 'null']}
+
+
+_NUMBER = _nullable('number')
+_TEXT = _nullable('string')
+_NAME = {'type': 'string', 'pattern': r'^\S', 'description': 'a test name'}
+
+#: The parts of a ReFrame 4.10 run report that clusterbench reads, and their
+#: types. Checked before any of it is used, so a foreign file (a SARIF log also
+#: has a "runs" list) or a hand-edited one is one line, never a traceback or an
+#: empty, passing table.
+SCHEMA = {
+    'type': 'object',
+    'required': ['session_info', 'runs'],
+    'properties': {
+        'session_info': {
+            'type': 'object',
+            'properties': {'uuid': _TEXT, 'num_cases': _nullable('integer')},
+        },
+        'runs': {
+            'type': 'array',
+            'items': {
+                'type': 'object',
+                'required': ['testcases'],
+                'properties': {
+                    'testcases': {'type': 'array', 'items': {'$ref': '#/$defs/case'}}
+                },
+            },
+        },
+    },
+    '$defs': {
+        'case': {
+            'type': 'object',
+            'required': ['display_name', 'system', 'partition', 'environ'],
+            'properties': {
+                'name': _NAME,
+                'display_name': _NAME,
+                'system': {'type': 'string'},
+                'partition': {'type': 'string'},
+                'environ': {'type': 'string'},
+                'result': _TEXT,
+                'fail_phase': _TEXT,
+                'fail_reason': _TEXT,
+                'fixture': {'type': 'boolean'},
+                'run_index': _nullable('integer'),
+                'num_tasks': _nullable('integer'),
+                'outputdir': _TEXT,
+                'stagedir': _TEXT,
+                'job_stdout': _TEXT,
+                'job_nodelist': {
+                    'type': ['array', 'null'],
+                    'items': {'type': 'string'},
+                },
+                'reference_file': _TEXT,
+                'reference_index': {
+                    'type': ['array', 'null'],
+                    'items': {'type': 'string'},
+                },
+                # Its values are index keys only where they are scalars
+                # (reflookup.index_value): other facts may be added freely.
+                'processor_facts': _nullable('object'),
+                'node_facts': {
+                    'type': ['object', 'null'],
+                    'additionalProperties': {'type': 'object'},
+                },
+                'energy_summary': _nullable('object'),
+                'run_conditions': _nullable('object'),
+                'disturbed': _TEXT,
+                'mpi_profile_summary': _nullable('object'),
+                'uuid': _TEXT,
+                'hpl_problem': {
+                    'type': ['object', 'null'],
+                    'properties': {'n': {'type': 'integer'}},
+                },
+                'perfvalues': {
+                    'type': ['object', 'null'],
+                    'propertyNames': {
+                        'pattern': '^[^:]*:[^:]*:.',
+                        'description': '<system>:<partition>:<figure>',
+                    },
+                    # (value, reference, lower, upper, unit, result)
+                    'additionalProperties': {
+                        'type': 'array',
+                        'minItems': 6,
+                        'prefixItems': [
+                            _NUMBER,
+                            _NUMBER,
+                            _NUMBER,
+                            _NUMBER,
+                            _TEXT,
+                            _TEXT,
+                        ],
+                    },
+                },
+            },
+        }
+    },
+}
+_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+_JSON_TYPES = {
+    dict: 'an object',
+    list: 'an array',
+    str: 'a string',
+    bool: 'a boolean',
+    int: 'an integer',
+    float: 'a number',
+    type(None): 'null',
+}
+
+
+def validate(data, source):
+    """Raise one line naming *source*, the place and the problem, unless *data*
+    has the shape of a ReFrame run report where clusterbench reads it."""
+    errors = list(_VALIDATOR.iter_errors(data))
+    if not errors:
+        return
+    # The outermost problem, and of those the first in the file.
+    error = min(errors, key=lambda e: len(e.absolute_path))
+    where = ''.join(
+        f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
+        for p in error.absolute_path
+    ).lstrip('.')
+    if error.validator == 'required':
+        missing = next(k for k in error.validator_value if k not in error.instance)
+        problem = f'no "{missing}"'
+    elif error.validator == 'type':
+        expected = error.validator_value
+        expected = expected if isinstance(expected, str) else expected[0]
+        problem = (
+            f'{_short(error.instance)} is {_JSON_TYPES.get(type(error.instance), "?")}'
+            f', expected {"an" if expected[0] in "aeio" else "a"} {expected}'
+        )
+    elif error.validator == 'pattern':
+        problem = f'{_short(error.instance)} is not {error.schema["description"]}'
+    elif error.validator == 'minItems':
+        problem = f'{len(error.instance)} item(s), expected {error.validator_value}'
+    else:
+        problem = error.message
+    raise ClusterbenchError(
+        f'{source}: not a ReFrame run report: {where + ": " if where else ""}{problem}'
+    )
+
+
+def _short(value, width=40):
+    text = json.dumps(value)
+    return text if len(text) <= width else text[: width - 3] + '...'
+
+
+def cases(data, path='report'):
+    """Every test case of every run (reruns and repeats are samples)."""
+    found = []
+    for run in data['runs']:
+        for case in run.get('testcases', []):
+            if not isinstance(case, dict) or not all(
+                k in case for k in ('name', 'system', 'partition', 'environ')
+            ):
+                raise ClusterbenchError(
+                    f'{path}: test case without name/system/partition/environ'
+                )
+            found.append(case)
+    return found
+
+
+def figures_and_failures(path):
+    """All figures and all failed test cases recorded in the report at *path*."""
+    return extract(load(path), path)
+
+
+def extract(data, path):
+    """Figures and failures of one parsed report (*path* names it in errors)."""
+    figures, failures = [], []
+    found = cases(data, path)
+    index = case_index(found)
+    for case in found:
+        if case.get('fixture'):
+            continue
+        # "name" is the test with its parameters, without a --repeat suffix.
+        ident = (case['name'], case['system'], case['partition'], case['environ'])
+        run_index = case.get('run_index') or 0
+        phase = case.get('fail_phase')
+        # A failed sanity check (or anything before it) leaves no figure.
+        if case.get('result') in ('skip', 'fail_deps'):
+            # A skip is a stated reason (no NPB tree, no Spack), not a failure.
+            # ReFrame's report drops the skip message; our checks keep it. A
+            # test skipped for its fixture's sake takes the fixture's reason.
+            failures.append(Failure(*ident, *not_run(case, index), run_index))
+            continue
+        if case.get('result') not in ('pass', 'xfail') and phase != 'performance':
+            reason = _failure_reason(case)
+            failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
+            continue
+        disturbed = case.get('disturbed') or None
+        for key, values in (case.get('perfvalues') or {}).items():
+            # A figure without a value is missing, never zero.
+            if values[0] is not None:
+                figures.append(_figure(ident, key, values, run_index, path, disturbed))
+    return figures, failures
+
+
+def case_index(found):
+    """The test cases of a report by how their dependents name them."""
+    return {_case_key(c): c for c in found}
+
+
+def not_run(case, index):
+    """(phase, reason) of a test case skipped, or not run for its dependencies.
+
+    Its own skip reason; else that of the fixture or dependency it waited for
+    (*index*: :func:`case_index` of its report).
+    """
+    phase, reason = SKIPPED, case.get('skip_reason') or case.get('fail_reason')
+    if not reason:
+        phase, reason = _dependency_reason(case, index)
+    if case.get('result') == 'fail_deps' and phase == SKIPPED:
+        phase = 'unknown'
+    return phase, _one_line(reason)
+
+
+def _case_key(case):
+    """How ``dependencies_actual`` names a test case of the same run."""
+    return (
+        case.get('run_index') or 0,
+        case.get('unique_name'),
+        f'{case.get("system")}:{case.get("partition")}',
+        case.get('environ'),
+    )
+
+
+def _dependency_reason(case, index, depth=0):
+    """(phase, reason) of the first dependency that did not pass.
+
+    A skipped dependency gives its own skip reason; a failed one the phase and
+    reason of its failure, named, since the dependent never ran.
+    """
+    for dep in case.get('dependencies_actual') or []:
+        if not isinstance(dep, (list, tuple)) or len(dep) != 3:
+            continue
+        found = index.get((case.get('run_index') or 0, *dep))
+        if found is None or found.get('result') in ('pass', 'xfail') or depth > 8:
+            continue
+        name = str(found.get('display_name') or found.get('name')).split(' ~')[0]
+        if found.get('result') in ('skip', 'fail_deps'):
+            reason = found.get('skip_reason') or found.get('fail_reason')
+            if reason:
+                return SKIPPED, reason
+            return _dependency_reason(found, index, depth + 1)
+        return found.get('fail_phase') or 'unknown', f'{name} failed: ' + (
+            _failure_reason(found)
+        )
+    return SKIPPED, None
+
+
+def _failure_reason(case):
+    # ReFrame prefixes the phase ("sanity error: ...") or the kind of error
+    # ("reframe error: ..."); the row names the phase itself.
+    reason = _one_line(case.get('fail_reason'))
+    for prefix in (f'{case.get("fail_phase")} error: ', 'reframe error: '):
+        reason = reason.removeprefix(prefix)
+    return reason
+
+
+def _figure(ident, key, values, run_index, path, disturbed=None):
+    try:
+        value, ref, lower, upper, unit, result = values
+    except (TypeError, ValueError):
+        raise ClusterbenchError(f'{path}: malformed perfvalue {key!r}') from None
+    # ReFrame stores (0, None, None) when it found no reference.
+    if ref == 0 and lower is None and upper is None:
+        ref = None
+    return Figure(
+        *ident,
+        key.rsplit(':', 1)[-1],
+        value,
+        unit or '',
+        ref,
+        lower,
+        upper,
+        result,
+        run_index,
+        disturbed,
+    )
+
+
+def _one_line(text):
+    return ' '.join(str(text or 'no reason given').split())

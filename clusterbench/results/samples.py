@@ -1,0 +1,90 @@
+"""The samples of reference updates: every verified figure of some run
+reports, grouped per reference (the input of references.update.propose).
+
+Here, not in references/: reading run reports is this package's job, and
+references/ stays below results/.
+"""
+
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.references.lookup import index_value
+from clusterbench.references.update import Samples
+from clusterbench.results import runreport
+
+
+def collect(report_paths):
+    """Samples of every verified figure in the reports, grouped per reference."""
+    groups = {}
+    used = 0
+    for path in report_paths:
+        data = runreport.load(path)
+        session = data['session_info'].get('uuid') or path
+        for run in data['runs']:
+            for case in run.get('testcases', []):
+                if case.get('fixture') or not case.get('reference_file'):
+                    continue
+                if (
+                    case.get('result') != 'pass'
+                    and case.get('fail_phase') != 'performance'
+                ):
+                    continue
+                if case.get('disturbed'):
+                    # Its conditions broke the thresholds: not a measurement.
+                    continue
+                index = tuple(case.get('reference_index') or ())
+                key = tuple(index_value(case, name) for name in index)
+                if any(k is None for k in key):
+                    continue
+                for pkey, values in (case.get('perfvalues') or {}).items():
+                    value, unit = values[0], values[4]
+                    if value is None:
+                        continue
+                    var = pkey.rsplit(':', 1)[1]
+                    ident = (case['system'], _class_name(case), key, var)
+                    group = groups.get(ident)
+                    if group is None:
+                        group = groups[ident] = Samples(
+                            case['system'],
+                            _class_name(case),
+                            case['reference_file'],
+                            index,
+                            key,
+                            var,
+                            unit or '',
+                        )
+                    group.values.append(float(value))
+                    group.sessions.add(session)
+                    group.per_session.setdefault(session, []).append(float(value))
+                    group.nodes.update(case.get('job_nodelist') or [])
+                    group.facts = case.get('processor_facts') or {}
+                    if case.get('node_facts'):
+                        group.facts = {**group.facts, 'node_facts': case['node_facts']}
+                    group.identity = identity_of(case) or group.identity
+                    used += 1
+    if not used:
+        raise ClusterbenchError(
+            'no verified figure in ' + ', '.join(report_paths) + ': nothing to update'
+        )
+    return list(groups.values())
+
+
+def identity_of(case):
+    """The machine identity recorded with a test case: taken around the job
+    (``machine_identity``), else from the node facts; {} when none was."""
+    ident = case.get('machine_identity')
+    if not isinstance(ident, dict) or not ident:
+        nodes = case.get('node_facts') or {}
+        ident = next(
+            (
+                f['identity']
+                for f in nodes.values()
+                if isinstance(f, dict) and isinstance(f.get('identity'), dict)
+            ),
+            {},
+        )
+    return {'source': 'recorded', **ident} if ident else {}
+
+
+def _class_name(case):
+    # ReFrame keys external references by the test's class name, which leads
+    # the display name ("CGSolverCheck %stencil=7 ...").
+    return case['display_name'].split()[0]

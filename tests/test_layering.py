@@ -1,0 +1,269 @@
+"""The layout of the package follows from its module graph, not from a list.
+
+Read from the AST of every module under ``clusterbench/`` (imports inside
+functions count too: a deferred import is still a dependency):
+
+- every subpackage says in its ``__init__`` docstring which sibling packages
+  it may import (``Imports: core, judging`` or ``Imports: nothing``), and
+  imports no other;
+- the packages import one another without a circle;
+- the package root holds only ``__init__.py`` (and ``__main__.py``);
+- no Python file of the project is over 600 lines, unless it is a pure data
+  table (a module whose body is only literal assignments).
+"""
+
+import ast
+import os
+import re
+
+ROOT_PACKAGE = 'clusterbench'
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE_DIR = os.path.join(PROJECT, ROOT_PACKAGE)
+#: The project's own Python, for the length rule.
+SOURCE_DIRS = ('clusterbench', 'tests', 'benchmarks', 'reframe_checks', 'site_configs')
+MAX_LINES = 600
+ROOT_FILES = {'__init__.py', '__main__.py'}
+_IMPORTS_LINE = re.compile(r'^Imports:(.*)$', re.M)
+
+
+def _python_files(top):
+    for where, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d != '__pycache__' and d[0] != '.')
+        for name in sorted(names):
+            if name.endswith('.py'):
+                yield os.path.join(where, name)
+
+
+def _parse(path):
+    with open(path, encoding='utf-8') as f:
+        return ast.parse(f.read(), path)
+
+
+def packages():
+    """The subpackages directly under clusterbench/."""
+    return sorted(
+        name
+        for name in os.listdir(PACKAGE_DIR)
+        if os.path.isfile(os.path.join(PACKAGE_DIR, name, '__init__.py'))
+    )
+
+
+def root_modules():
+    """Modules that sit at the package root (other than __init__/__main__)."""
+    return sorted(
+        name[:-3]
+        for name in os.listdir(PACKAGE_DIR)
+        if name.endswith('.py') and name not in ROOT_FILES
+    )
+
+
+def _dotted(path):
+    """The dotted module name of a file under clusterbench/."""
+    rel = os.path.relpath(path, PROJECT)[:-3].split(os.sep)
+    if rel[-1] == '__init__':
+        rel = rel[:-1]
+    return '.'.join(rel)
+
+
+def imported_units(path, here=None):
+    """The top-level parts of clusterbench that the module at *path* (named
+    *here*, by default from its place) imports: names of subpackages or root
+    modules (``checks``, ``hwinfo``), each with the line of its first import."""
+    here = here or _dotted(path)
+    is_package = path.endswith('__init__.py')
+    found = {}
+
+    def add(dotted, line):
+        parts = dotted.split('.')
+        if parts[0] == ROOT_PACKAGE and len(parts) > 1:
+            found.setdefault(parts[1], line)
+
+    for node in ast.walk(_parse(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split('.')
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                module = '.'.join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ''
+            if module == ROOT_PACKAGE:
+                # ``from clusterbench import a``: a is a unit, or an attribute
+                # of the root package such as __version__.
+                for alias in node.names:
+                    add(f'{ROOT_PACKAGE}.{alias.name}', node.lineno)
+            else:
+                add(module, node.lineno)
+    units = set(packages()) | set(root_modules())
+    return {unit: line for unit, line in found.items() if unit in units}
+
+
+def unit_of(path):
+    """The package (or root module) a file under clusterbench/ belongs to."""
+    return os.path.relpath(path, PACKAGE_DIR).split(os.sep)[0].removesuffix('.py')
+
+
+def declared_imports(package):
+    """The sibling packages named by the ``Imports:`` line of *package*."""
+    init = os.path.join(PACKAGE_DIR, package, '__init__.py')
+    doc = ast.get_docstring(_parse(init)) or ''
+    lines = _IMPORTS_LINE.findall(doc)
+    if len(lines) != 1:
+        return None
+    names = [n.strip() for n in lines[0].split(',') if n.strip()]
+    return set() if names == ['nothing'] else set(names)
+
+
+def graph():
+    """unit -> {imported unit: 'file:line' of one import}, over every module
+    under clusterbench/ except the root __init__/__main__."""
+    edges = {}
+    for path in _python_files(PACKAGE_DIR):
+        unit = unit_of(path)
+        if unit in ('__init__', '__main__'):
+            continue
+        mine = edges.setdefault(unit, {})
+        shown = os.path.relpath(path, PROJECT)
+        for other, line in imported_units(path).items():
+            if other != unit:
+                mine.setdefault(other, f'{shown}:{line}')
+    return edges
+
+
+def circle(edges):
+    """One circle of units as a list, or None."""
+    done, path = set(), []
+
+    def visit(unit):
+        if unit in path:
+            return path[path.index(unit) :] + [unit]
+        if unit in done:
+            return None
+        path.append(unit)
+        for other in sorted(edges.get(unit, ())):
+            found = visit(other)
+            if found:
+                return found
+        path.pop()
+        done.add(unit)
+        return None
+
+    for unit in sorted(edges):
+        found = visit(unit)
+        if found:
+            return found
+    return None
+
+
+def is_data_table(tree):
+    """A module whose body is only its docstring, imports and assignments of
+    literal values (a table kept as Python)."""
+    for k, node in enumerate(tree.body):
+        if (
+            k == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+        ):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            try:
+                ast.literal_eval(node.value)
+            except ValueError:
+                return False
+            continue
+        return False
+    return True
+
+
+def test_every_package_declares_its_imports_and_keeps_to_them():
+    problems = []
+    edges = graph()
+    known = set(packages())
+    for package in packages():
+        allowed = declared_imports(package)
+        if allowed is None:
+            problems.append(
+                f'clusterbench/{package}/__init__.py: its docstring needs one '
+                '"Imports: a, b" (or "Imports: nothing") line'
+            )
+            continue
+        for name in sorted(allowed - known):
+            problems.append(
+                f'clusterbench/{package}/__init__.py: Imports names {name}, '
+                'which is no subpackage of clusterbench'
+            )
+        for other, where in sorted(edges.get(package, {}).items()):
+            if other not in known:
+                problems.append(
+                    f'{where}: imports clusterbench.{other}, a module at the '
+                    f'package root (clusterbench/{other}.py), in no package'
+                )
+            elif other not in allowed:
+                problems.append(
+                    f'{where}: imports clusterbench.{other}, which the Imports '
+                    f'line of clusterbench/{package}/__init__.py does not list'
+                )
+    assert not problems, '\n'.join(problems)
+
+
+def test_the_packages_import_one_another_without_a_circle():
+    edges = graph()
+    found = circle(edges)
+    assert found is None, 'import circle: ' + ' -> '.join(
+        f'{a} ({edges[a][b]})' for a, b in zip(found, found[1:])
+    )
+
+
+def test_the_package_root_holds_only_init_and_main():
+    extra = [f'clusterbench/{m}.py' for m in root_modules()]
+    assert not extra, 'modules at the package root, in no subpackage: ' + ', '.join(
+        extra
+    )
+
+
+def test_no_python_file_is_over_600_lines_unless_a_data_table():
+    long = []
+    for top in SOURCE_DIRS:
+        for path in _python_files(os.path.join(PROJECT, top)):
+            with open(path, encoding='utf-8') as f:
+                lines = f.read().count('\n')
+            if lines > MAX_LINES and not is_data_table(_parse(path)):
+                long.append(f'{os.path.relpath(path, PROJECT)} ({lines} lines)')
+    assert not long, f'over {MAX_LINES} lines: ' + ', '.join(long)
+
+
+def test_the_graph_sees_imports_inside_functions_and_relative_ones(tmp_path):
+    # The checks above are only as good as the import reader.
+    module = tmp_path / 'x.py'
+    module.write_text(
+        'import os\n'
+        'from clusterbench import __version__, bench\n'
+        'def f():\n'
+        '    from ..judging import verdict\n'
+        '    import clusterbench.core.errors\n'
+        '    from . import runreport\n'
+    )
+    units = imported_units(str(module), here='clusterbench.results.x')
+    assert set(units) == {'bench', 'judging', 'core', 'results'}
+    assert units['judging'] == 4
+    init = tmp_path / '__init__.py'
+    init.write_text('from . import x\nfrom .. import core\n')
+    units = imported_units(str(init), here='clusterbench.results')
+    assert set(units) == {'results', 'core'}
+
+
+def test_a_circle_and_a_data_table_are_told_apart_from_their_opposites():
+    assert circle({'a': {'b': ''}, 'b': {'c': ''}, 'c': {'a': ''}}) == [
+        'a',
+        'b',
+        'c',
+        'a',
+    ]
+    assert circle({'a': {'b': ''}, 'b': {}, 'c': {'a': ''}}) is None
+    assert is_data_table(ast.parse('"""Doc."""\nX = {"a": (1, 2.0)}\nY: list = []\n'))
+    assert not is_data_table(ast.parse('X = 1\ndef f():\n    pass\n'))
+    assert not is_data_table(ast.parse('X = len([])\n'))
