@@ -12,7 +12,7 @@ from conftest import PROJECT, read
 from rfm import reframe
 
 from clusterbench import profile, sessionreport
-from clusterbench.checks.profiling import build_library
+from clusterbench.checks.plugins.profiling import build_library
 from clusterbench.parsers import cgsolver
 
 pytestmark = pytest.mark.integration

@@ -33,7 +33,7 @@ from reframe.core.builtins import run_after, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench import sources
-from clusterbench.checks.spack import find_spack
+from clusterbench.checks.plugins.spack import find_spack
 
 _D = sources.DEFAULTS
 

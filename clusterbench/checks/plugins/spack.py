@@ -51,8 +51,8 @@ from reframe.core.exceptions import ReframeError
 from reframe.core.logging import getlogger
 
 from clusterbench import spackenv, stacknames
+from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
-from clusterbench.checks.skipreason import RecordedSkip
 
 BUILD_MODES = ('offline', 'spack')
 MPI_FLAVOURS = stacknames.BUILT_MPIS

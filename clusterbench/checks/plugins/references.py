@@ -9,7 +9,7 @@ from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
 from clusterbench import hwinfo, refdata
-from clusterbench.checks.runconditions import RunConditions
+from clusterbench.checks.plugins.runconditions import RunConditions
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
