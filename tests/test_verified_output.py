@@ -5,8 +5,8 @@ loader from the local site configuration. Most of them cannot run here for
 real (no HPL or STREAM release offline, no Spack, no second node, builds as
 fixtures), so their sanity function is driven directly: on a real stage
 directory and a real job of the local partition, without the output file.
-HPCC and NetPIPE also run for real with an executable that writes nothing
-(here and in tests/test_netpipe_check.py).
+HPCC, OSU and IMB also run for real with programs that write nothing
+(NetPIPE in tests/test_netpipe_check.py).
 """
 
 import ast
@@ -17,7 +17,7 @@ import pytest
 import reframe.utility.sanity as sn
 from conftest import PROJECT
 from reframe.core.exceptions import SanityError
-from rfm import only_case, reframe
+from rfm import reframe
 
 from clusterbench.checks.plugins.verifiedoutput import EMPTY, MISSING, VerifiedOutput
 
@@ -144,13 +144,47 @@ def test_a_parser_error_is_one_line_naming_the_file(
     assert message.startswith(reason) and '\n' not in message, message
 
 
+#: Real runs: HPCC writes its own file, OSU and IMB write to the job's stdout,
+#: which the job always creates. The suites' releases point at a port nothing
+#: listens on: the stand-ins below are the installed suites.
+REAL = {
+    'HPCCCheck': MISSING.format(file='hpccoutf.txt'),
+    'OSUPointToPointCheck': EMPTY.format(file='rfm_job.out'),
+    'IMBPointToPointCheck': EMPTY.format(file='rfm_job.out'),
+}
+
+
 @pytest.mark.integration
-def test_hpcc_run_that_writes_nothing_gets_the_same_line(tmp_path):
+def test_runs_that_write_nothing_fail_sanity_with_the_same_lines(tmp_path):
+    prefix = tmp_path / 'suites' / 'bin'
+    prefix.mkdir(parents=True)
+    for name in ('osu_latency', 'IMB-MPI1'):
+        silent = prefix / name
+        silent.write_text('#!/bin/sh\nexit 0\n')
+        silent.chmod(0o755)
     rc, out, report = reframe(
-        tmp_path, '-n', '^HPCCCheck$', '-p', 'gnu-openmpi', '-S', 'executable=true'
+        tmp_path / 'run',
+        *('-p', 'gnu-openmpi', '-n', '^HPCCCheck$'),
+        *('-n', 'OSUPointToPointCheck%.*placement=intra%benchmark=osu_latency'),
+        *('-n', 'IMBPointToPointCheck%.*placement=intra'),
+        *('-S', 'HPCCCheck.executable=true', '-S', f'osu_prefix={prefix.parent}'),
+        *('-S', f'imb_prefix={prefix.parent}'),
+        *('-S', 'osu_url=http://127.0.0.1:9/osu.tar.gz'),
+        *('-S', 'imb_url=http://127.0.0.1:9/imb.tar.gz'),
+        env={
+            'CLUSTERBENCH_MIRROR': '',
+            'CLUSTERBENCH_OSU_PREFIX': '',
+            'CLUSTERBENCH_IMB_PREFIX': '',
+        },
     )
     assert rc != 0, out
-    case = only_case(report)
-    assert case['fail_phase'] == 'sanity'
-    assert case['fail_reason'].endswith(MISSING.format(file='hpccoutf.txt'))
-    assert all(v[0] is None for v in case['perfvalues'].values())
+    found = {
+        c['name'].split()[0]: c
+        for c in report['runs'][0]['testcases']
+        if not c['fixture']
+    }
+    assert set(found) == set(REAL), out
+    for name, case in found.items():
+        assert case['fail_phase'] == 'sanity', (name, case['fail_reason'])
+        assert case['fail_reason'].endswith(REAL[name]), (name, case['fail_reason'])
+        assert all(v[0] is None for v in case['perfvalues'].values())
