@@ -11,6 +11,10 @@ A benchmark base mixes in :class:`VerifiedOutput` and declares:
 - :meth:`output_expected`: what ``verify`` must find (process count, size);
 - ``exit_reasons``: what the program means by an exit code, if anything.
 
+A base whose parser lives elsewhere (fabric, nodeprobe) overrides
+:meth:`parse_output`; one whose figures come from curves (IMB, OSU, NetPIPE)
+or add a derived figure overrides :meth:`output_figures`.
+
 The plugin then owns the sanity function ``verified``: a non-zero exit code,
 a missing or empty output file and a parser's error each fail it with one
 line (:data:`MISSING`, :data:`EMPTY` are the same for every check), and the
