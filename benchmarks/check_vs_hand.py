@@ -187,11 +187,11 @@ def comm_hand_figures(case, text):
         pairs = case['pairs'] if case['benchmark'] == 'osu_mbw_mr' else None
         curve = osu.verify(
             text,
-            case['benchmark'],
-            case['osu_min_size'],
-            case['osu_max_size'],
-            pairs,
             'hand run',
+            benchmark=case['benchmark'],
+            min_size=case['osu_min_size'],
+            max_size=case['osu_max_size'],
+            pairs=pairs,
         )
         found = osu_check.figures_of(case['benchmark'], curve)
     else:
@@ -199,10 +199,10 @@ def comm_hand_figures(case, text):
         found = imb_check.figures_of(
             imb.verify(
                 text,
-                benchmarks,
-                case['num_tasks'],
-                1 << case['imb_max_log2'],
                 'hand run',
+                benchmarks=benchmarks,
+                processes=case['num_tasks'],
+                max_size=1 << case['imb_max_log2'],
             )
         )
     return {k: v for k, (v, _) in found.items()}

@@ -6,7 +6,7 @@ import os
 import pytest
 from rfm import clusterbench
 
-from clusterbench.checks import energy
+from clusterbench.checks.plugins import energy
 from clusterbench.parsers import hpcc
 
 

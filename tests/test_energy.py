@@ -265,7 +265,7 @@ def test_cli_on_a_canned_tree_and_bad_input(tmp_path):
 
 
 def test_job_script_lines_keep_the_benchmark_exit_status(tmp_path):
-    from clusterbench.checks import energy as plugin
+    from clusterbench.checks.plugins import energy as plugin
 
     out = tmp_path / 'e.jsonl'
     script = '\n'.join(

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from rfm import clusterbench, reframe
 
-from clusterbench.checks.energy import FIGURES as ENERGY
+from clusterbench.checks.plugins.energy import FIGURES as ENERGY
 from clusterbench.parsers import hpcc
 
 pytestmark = pytest.mark.integration

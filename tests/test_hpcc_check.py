@@ -8,7 +8,7 @@ import re
 import pytest
 from rfm import CONFIG, clusterbench, only_case, reframe
 
-from clusterbench.checks.energy import FIGURES as ENERGY
+from clusterbench.checks.plugins.energy import FIGURES as ENERGY
 from clusterbench.parsers import hpcc
 from clusterbench.testcluster.testing import run_reframe
 

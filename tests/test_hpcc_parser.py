@@ -26,7 +26,7 @@ def outputs(fixtures_dir):
 def test_every_recorded_output_verifies_and_yields_all_figures(outputs):
     for name, text in outputs.items():
         procs, n, hpl = QUIET[name]
-        summary = hpcc.verify(text, expected_procs=procs, expected_n=n, source=name)
+        summary = hpcc.verify(text, name, nprocs=procs, n=n)
         figs = hpcc.figures(summary, name)
         assert set(figs) == {f[0] for f in hpcc.FIGURES.values()} | {
             'hpl_dgemm_efficiency'
@@ -90,9 +90,9 @@ def test_failed_run_yields_no_figures(outputs):
 def test_wrong_process_count_or_size_is_rejected(outputs):
     text = outputs['hpccoutf.N2000.1x2.txt']
     with pytest.raises(hpcc.HPCCParseError, match='ran on 2.0 processes, 4 requested'):
-        hpcc.verify(text, expected_procs=4)
+        hpcc.verify(text, nprocs=4)
     with pytest.raises(hpcc.HPCCParseError, match='HPL N=2000.0, 3000 requested'):
-        hpcc.verify(text, expected_n=3000)
+        hpcc.verify(text, n=3000)
 
 
 def test_missing_figure_is_an_error(outputs):

@@ -404,10 +404,12 @@ def test_real_imb_runs_and_records_its_own_numbers(tmp_path):
     ):
         assert case['result'] == 'pass', case['fail_reason']
         text = read(os.path.join(case['outputdir'], 'rfm_job.out'))
-        found = imb.verify(text, names, case['num_tasks'], 1 << 16)
+        found = imb.verify(
+            text, benchmarks=names, processes=case['num_tasks'], max_size=1 << 16
+        )
         assert set(case['curves']) == set(names) == set(found)
     text = read(os.path.join(p2p['outputdir'], 'rfm_job.out'))
-    pingpong = imb.verify(text, ['PingPong'], 2)['PingPong']
+    pingpong = imb.verify(text, benchmarks=['PingPong'], processes=2)['PingPong']
     figures = values(p2p)
     assert figures['pingpong_latency_8B'] == pingpong.at('latency', 8)
     assert figures['pingpong_bandwidth_peak'] == max(pingpong.values('bandwidth'))

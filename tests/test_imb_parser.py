@@ -93,9 +93,13 @@ def test_columns_and_values(fixtures_dir):
 
 def test_verify_finds_what_was_asked_for(recorded):
     name, text = recorded
-    found = imb.verify(text, ['PingPong', 'Sendrecv'], 2, 1 << 22, name)
+    found = imb.verify(
+        text, name, benchmarks=['PingPong', 'Sendrecv'], processes=2, max_size=1 << 22
+    )
     assert list(found) == ['PingPong', 'Sendrecv']
-    found = imb.verify(SMALL, ['PingPing', 'Alltoall', 'Barrier'], 2, 64)
+    found = imb.verify(
+        SMALL, benchmarks=['PingPing', 'Alltoall', 'Barrier'], processes=2, max_size=64
+    )
     assert found['PingPing'].at('latency', 8) == 0.49
     assert found['Barrier'].sizes == (0,)
 
@@ -103,11 +107,11 @@ def test_verify_finds_what_was_asked_for(recorded):
 def test_a_missing_benchmark_or_process_count_is_an_error(recorded):
     name, text = recorded
     with pytest.raises(IMBParseError, match=f'{name}: no Alltoall on 2 processes'):
-        imb.verify(text, ['PingPong', 'Alltoall'], 2, None, name)
+        imb.verify(text, name, benchmarks=['PingPong', 'Alltoall'], processes=2)
     with pytest.raises(IMBParseError, match='no PingPong on 4 processes'):
-        imb.verify(text, ['PingPong'], 4, None, name)
+        imb.verify(text, name, benchmarks=['PingPong'], processes=4)
     with pytest.raises(IMBParseError, match='Bcast ends at 4194304 bytes, 1048576'):
-        imb.verify(text, ['Bcast'], 2, 1 << 20, name)
+        imb.verify(text, name, benchmarks=['Bcast'], processes=2, max_size=1 << 20)
 
 
 def test_an_output_without_its_final_line_is_truncated(recorded):

@@ -74,7 +74,7 @@ def test_a_bidirectional_file_is_halved_back_to_message_sizes():
 
 
 def test_a_complete_run_agrees_with_its_transcript():
-    curve = netpipe.verify(THREE_ROWS, TRANSCRIPT, upper=2)
+    curve = netpipe.verify(THREE_ROWS, transcript=TRANSCRIPT, upper=2)
     assert curve.sizes == (1, 2, 3)
     assert netpipe.transcript_sizes(TRANSCRIPT) == [1, 2, 3]
 
@@ -84,7 +84,7 @@ def test_a_file_shorter_than_the_transcript_is_truncated():
     with pytest.raises(
         NetPIPEParseError, match=r'np\.out: 2 sizes in the file, 3 in NetPIPE'
     ):
-        netpipe.verify(two_rows, TRANSCRIPT)
+        netpipe.verify(two_rows, transcript=TRANSCRIPT)
 
 
 def test_a_sweep_that_stops_before_the_upper_bound_is_incomplete(fixtures_dir):

@@ -64,7 +64,9 @@ def test_every_recorded_output_is_a_complete_sweep(fixtures_dir, bench, contende
     column, top = FIXTURES[bench]
     text = fixture(fixtures_dir, f'{bench}{contended}.out')
     pairs = 1 if bench == 'osu_mbw_mr' else None
-    curve = osu.verify(text, bench, 1, top, pairs, f'{bench}.out')
+    curve = osu.verify(
+        text, f'{bench}.out', benchmark=bench, min_size=1, max_size=top, pairs=pairs
+    )
     assert curve.name == bench
     assert curve.sizes == tuple(osu.sweep(1, top))
     assert column in curve.columns
@@ -99,7 +101,7 @@ def test_full_barrier_validated_and_tail_formats():
         'iterations',
     ]
     assert bcast.at('latency_max', 4) == 0.76
-    barrier = osu.verify(BARRIER, 'osu_barrier', 1, 1 << 20)
+    barrier = osu.verify(BARRIER, benchmark='osu_barrier', min_size=1, max_size=1 << 20)
     assert barrier.sizes == (0,) and barrier.values('latency') == (0.80,)
     bw = osu.parse(BW_VALIDATED)
     assert list(bw.columns) == ['bandwidth']
@@ -121,7 +123,7 @@ def test_a_truncated_sweep_is_reported(fixtures_dir):
     with pytest.raises(
         OSUParseError, match=r'osu_bw\.out: sizes 1\.\.131072 \(18 sizes\), expected'
     ):
-        osu.verify(cut, 'osu_bw', 1, 1 << 22, source='osu_bw.out')
+        osu.verify(cut, 'osu_bw.out', benchmark='osu_bw', min_size=1, max_size=1 << 22)
     # A row cut mid-way: too few fields, or the last line unterminated.
     with pytest.raises(OSUParseError, match=r'osu_bw\.out:27: 1 fields'):
         osu.parse(text.rstrip('\n')[:-10] + '\n', 'osu_bw.out')
@@ -155,10 +157,10 @@ def test_every_rank_printing_its_own_table_means_a_launcher_mismatch(fixtures_di
 def test_the_output_must_be_of_the_benchmark_asked_for(fixtures_dir):
     text = fixture(fixtures_dir, 'osu_bibw.out')
     with pytest.raises(OSUParseError, match='output of osu_bibw, not osu_bw'):
-        osu.verify(text, 'osu_bw', 1, 1 << 22)
+        osu.verify(text, benchmark='osu_bw', min_size=1, max_size=1 << 22)
     mbw = fixture(fixtures_dir, 'osu_mbw_mr.out')
     with pytest.raises(OSUParseError, match=r'ran 1 pair\(s\), 2 requested'):
-        osu.verify(mbw, 'osu_mbw_mr', 1, 1 << 22, pairs=2)
+        osu.verify(mbw, benchmark='osu_mbw_mr', min_size=1, max_size=1 << 22, pairs=2)
 
 
 def test_unknown_columns_and_mismatched_numbers_are_rejected(fixtures_dir):

@@ -12,7 +12,7 @@ from conftest import PROJECT, read
 from rfm import reframe
 
 from clusterbench.bench import profile
-from clusterbench.checks.profiling import build_library
+from clusterbench.checks.plugins.profiling import build_library
 from clusterbench.parsers import cgsolver
 from clusterbench.results import session as sessionreport
 

@@ -297,7 +297,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import sanity_function
 
-from clusterbench.checks.spack import SpackBuilt
+from clusterbench.checks.plugins.spack import SpackBuilt
 
 
 @rfm.simple_test

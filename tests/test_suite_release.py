@@ -156,4 +156,8 @@ def test_real_imb_is_built_from_a_release_and_runs(tmp_path):
     assert case['build_provider'].startswith('release http://127.0.0.1')
     text = read(os.path.join(case['outputdir'], 'rfm_job.out'))
     names = ('Bcast', 'Reduce', 'Allreduce', 'Alltoall', 'Barrier')
-    assert set(imb.verify(text, names, case['num_tasks'], 1 << 12)) == set(names)
+    assert set(
+        imb.verify(
+            text, benchmarks=names, processes=case['num_tasks'], max_size=1 << 12
+        )
+    ) == set(names)

@@ -13,59 +13,34 @@ counts the partition cannot hold are skipped with the reason, and
 parallel efficiency against the smallest count that ran.
 """
 
-import os
-
 import reframe as rfm
-import reframe.utility.sanity as sn
 from reframe.core.builtins import (
     parameter,
     run_after,
-    run_before,
-    sanity_function,
     variable,
 )
-from reframe.core.exceptions import SanityError
 
 from clusterbench.acceptance import outputs
 from clusterbench.checks.cgsolver import CGSolverBase
 from clusterbench.checks.fabric import AcceptanceSpec, partition_nodes
 from clusterbench.checks.hpcc import HPCCBase
-from clusterbench.checks.jobstate import JobStateCheck
 from clusterbench.checks.npb import NPBBase
-from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.skipreason import RecordedSkip
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
-from clusterbench.checks.skipreason import RecordedSkip
-from clusterbench.core.errors import ClusterbenchError
 
 # -- node battery --------------------------------------------------------------
 
 
-@sn.deferrable
-def _verified_probe(path, exitcode):
-    if exitcode:
-        raise SanityError(
-            f'nodeprobe exited with code {exitcode}'
-            + (' (verification failed)' if exitcode == 2 else ' (see rfm_job.err)')
-        )
-    try:
-        with open(path) as out:
-            text = out.read()
-    except OSError as err:
-        raise SanityError(f'nodeprobe output not written: {err.strerror}') from None
-    try:
-        return outputs.nodeprobe(text, 'nodeprobe output')
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
-@sn.deferrable
-def _probe_figure(result, key):
-    return result[key]
-
-
 class NodeProbeBase(
-    AcceptanceSpec, JobStateCheck, ExternalReferences, rfm.RunOnlyRegressionTest
+    AcceptanceSpec,
+    JobStateCheck,
+    VerifiedOutput,
+    ExternalReferences,
+    rfm.RunOnlyRegressionTest,
 ):
     """STREAM (copy, scale, add, triad) and DGEMM on one core of one node.
 
@@ -85,6 +60,8 @@ class NodeProbeBase(
     dgemm_n = variable(int, value=1024)
     acceptance_figures = ['stream_triad', 'dgemm']
     time_limit = '10m'
+    output_program = 'nodeprobe'
+    exit_reasons = {2: 'verification failed'}
 
     @run_after('setup')
     def _size_job(self):
@@ -103,20 +80,12 @@ class NodeProbeBase(
             str(self.dgemm_n),
         ]
 
-    def _result(self):
-        return _verified_probe(
-            os.path.join(self.stagedir, self.job.stdout), self.job.exitcode
-        )
+    def parse_output(self, text, source):
+        return outputs.nodeprobe(text, source)
 
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._result())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        result = self._result()
-        self.perf_variables = {
-            name: sn.make_performance_function(_probe_figure(result, key), unit)
+    def output_figures(self, result):
+        return {
+            name: (result[key], unit)
             for key, (name, unit) in outputs.PROBE_FIGURES.items()
         }
 

@@ -11,15 +11,14 @@ from reframe.core.builtins import (
     sanity_function,
     variable,
 )
-from reframe.core.exceptions import SanityError
 
-from clusterbench.checks.instrumented import Instrumented
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.profiling import agrees_with_cgsolver
-from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.instrumented import Instrumented
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.profiling import agrees_with_cgsolver
+from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote, quote_all
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import cgsolver
 
 
@@ -55,28 +54,12 @@ class CGSolverBuild(rfm.CompileOnlyRegressionTest):
         return os.path.join(self.stagedir, 'build', 'cgsolver')
 
 
-@sn.deferrable
-def _verified_result(path, exitcode, expected):
-    if exitcode:
-        raise SanityError(
-            f'cgsolver exited with code {exitcode}'
-            + (' (verification failed)' if exitcode == 2 else ' (see rfm_job.err)')
-        )
-    with open(path) as out:
-        text = out.read()
-    try:
-        return cgsolver.verify(text, source='cgsolver output', **expected)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
-@sn.deferrable
-def _figure(result, name):
-    return cgsolver.figures(result)[name][0]
-
-
 class CGSolverBase(
-    Instrumented, JobStateCheck, ExternalReferences, rfm.RunOnlyRegressionTest
+    Instrumented,
+    JobStateCheck,
+    VerifiedOutput,
+    ExternalReferences,
+    rfm.RunOnlyRegressionTest,
 ):
     """Runs the solver on a generated 3-D Poisson problem.
 
@@ -106,6 +89,9 @@ class CGSolverBase(
     precond = variable(str, value='none')
     tolerance = variable(float, value=1e-8)
     time_limit = '30m'
+    output_program = 'cgsolver'
+    output_parser = cgsolver
+    exit_reasons = {2: 'verification failed'}
 
     @run_after('setup')
     def _configure(self):
@@ -133,8 +119,8 @@ class CGSolverBase(
             ]
         )
 
-    def _result(self):
-        expected = {
+    def output_expected(self):
+        return {
             'ranks': self.num_tasks,
             'class': self.problem_class,
             'stencil': self.stencil,
@@ -142,22 +128,9 @@ class CGSolverBase(
             'precond': self.precond,
             'scaling': self.scaling,
         }
-        return _verified_result(
-            os.path.join(self.stagedir, self.job.stdout), self.job.exitcode, expected
-        )
 
-    @sanity_function
-    def verified(self):
-        checks = [sn.assert_true(self._result())]
-        if self.mpi_profile:
-            # Our solver counts its own MPI calls: the profile must agree.
-            checks.append(agrees_with_cgsolver(self.mpi_profile_path, self._result()))
-        return sn.all(checks)
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        result = self._result()
-        self.perf_variables = {
-            name: sn.make_performance_function(_figure(result, name), unit)
-            for name, unit, _ in cgsolver.FIGURES.values()
-        }
+    def further_sanity(self):
+        if not self.mpi_profile:
+            return []
+        # Our solver counts its own MPI calls: the profile must agree.
+        return [agrees_with_cgsolver(self.mpi_profile_path, self.verified_result())]

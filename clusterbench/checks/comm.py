@@ -27,20 +27,19 @@ import re
 import subprocess
 
 import reframe as rfm
-import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
-from reframe.core.exceptions import ReframeError, SanityError
+from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
-from clusterbench.checks.declaredlink import DeclaredLinkPeak
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import ExternalReferences
+from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import ExternalReferences
+from clusterbench.checks.plugins.skipreason import RecordedSkip
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
-from clusterbench.checks.skipreason import RecordedSkip
-from clusterbench.checks.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.site import stacknames
 
 CURVE_FILE = 'curve_{}.csv'
@@ -127,27 +126,11 @@ def _family(mpi):
     return {'openmpi': 'openmpi', 'hydra': 'mpich'}.get(stacknames.mpi_launcher(mpi))
 
 
-@sn.deferrable
-def verified_output(verify, path, exitcode, what):
-    """Run a parser's ``verify(text, source)`` on *path*; SanityError if not."""
-    if exitcode:
-        raise SanityError(f'{what} exited with code {exitcode} (see rfm_job.err)')
-    name = os.path.basename(path)
-    try:
-        with open(path) as out:
-            text = out.read()
-    except OSError as err:
-        raise SanityError(f'{name} not written: {err.strerror}') from None
-    try:
-        return verify(text, name)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
 class CommBase(
     RecordedSkip,
     DeclaredLinkPeak,
     JobStateCheck,
+    VerifiedOutput,
     ExternalReferences,
     rfm.RegressionTest,
 ):
@@ -231,7 +214,7 @@ class CommBase(
     # -- recording -------------------------------------------------------
 
     def record(self, figures, kept):
-        """Set the performance variables and keep the curves of a verified run.
+        """Keep the curves of a verified run; return its *figures*.
 
         *figures*: ``{name: (value, unit)}``; *kept*: the curves to store.
         """
@@ -245,10 +228,6 @@ class CommBase(
         self.curve_files = files
         self.curves = tables
         self._collect_bindings()
-        self.perf_variables = {
-            name: sn.make_performance_function(sn.defer(value), unit)
-            for name, (value, unit) in figures.items()
-        }
         where = ', '.join(self.rank_bindings) or 'not reported'
         parts = [
             f'{len(kept)} curve(s) kept as {CURVE_FILE.format("<name>")}',
@@ -257,6 +236,7 @@ class CommBase(
         ]
         parts.append(self.efficiency_note or f'link {self.link_peak.get("how")}')
         self.logger.info(f'{self.display_name}: ' + '; '.join(parts))
+        return figures
 
 
 class PointToPointBase(CommBase):

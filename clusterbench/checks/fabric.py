@@ -20,14 +20,13 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
-from reframe.core.exceptions import SanityError
 
 from clusterbench.acceptance import outputs
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import ExternalReferences
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import ExternalReferences
+from clusterbench.checks.plugins.skipreason import RecordedSkip
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.shell import quote, quote_all
-from clusterbench.checks.skipreason import RecordedSkip
-from clusterbench.core.errors import ClusterbenchError
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
 LINK_SPEC = (
@@ -103,24 +102,6 @@ class AcceptanceSpec(rfm.RegressionTestPlugin):
         self.acceptance_spec = dict(self.current_partition.extras.get('acceptance', {}))
 
 
-@sn.deferrable
-def _verified_fabric(path, exitcode, nodes, ranks):
-    if exitcode:
-        raise SanityError(
-            f'fabric exited with code {exitcode}'
-            + (' (a pair was not measured)' if exitcode == 2 else ' (see rfm_job.err)')
-        )
-    try:
-        with open(path) as out:
-            text = out.read()
-    except OSError as err:
-        raise SanityError(f'fabric output not written: {err.strerror}') from None
-    try:
-        return outputs.fabric(text, 'fabric output', nodes=nodes, ranks=ranks)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
 def _values(result, key, directed=True):
     matrix = result[key]
     n = len(matrix)
@@ -138,7 +119,6 @@ def _median(values):
     return values[mid] if len(values) % 2 else 0.5 * (values[mid - 1] + values[mid])
 
 
-@sn.deferrable
 def _aggregate(result, name):
     """One figure of the whole fabric from the link matrices."""
     lat = _values(result, 'latency_p50_us', directed=False)
@@ -178,6 +158,7 @@ class FabricBase(
     RecordedSkip,
     AcceptanceSpec,
     JobStateCheck,
+    VerifiedOutput,
     ExternalReferences,
     rfm.RunOnlyRegressionTest,
 ):
@@ -206,6 +187,8 @@ class FabricBase(
     fabric_result = variable(typ.Dict[str, object], value={})
     num_nodes = variable(int, value=0)
     time_limit = '10m'
+    output_program = 'fabric'
+    exit_reasons = {2: 'a pair was not measured'}
 
     @run_after('setup')
     def _size_job(self):
@@ -246,27 +229,15 @@ class FabricBase(
         if refs:
             self.reference = {self.current_partition.fullname: refs}
 
-    def _result(self):
-        return _verified_fabric(
-            os.path.join(self.stagedir, self.job.stdout),
-            self.job.exitcode,
-            self.num_nodes,
-            self.num_tasks,
-        )
+    def parse_output(self, text, source):
+        return outputs.fabric(text, source, nodes=self.num_nodes, ranks=self.num_tasks)
 
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._result())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        result = sn.evaluate(self._result())
+    def output_figures(self, result):
         self.fabric_result = {
             k: result[k]
             for k in ('nodes', 'rounds', 'pairs', 'wall_s', 'round_s', 'options')
         }
         self.fabric_result.update({k: result[k] for k in outputs.MATRICES})
-        self.perf_variables = {
-            name: sn.make_performance_function(_aggregate(result, name), unit)
-            for name, unit in FIGURES.items()
+        return {
+            name: (_aggregate(result, name), unit) for name, unit in FIGURES.items()
         }

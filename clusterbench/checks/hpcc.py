@@ -3,19 +3,17 @@
 import os
 
 import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import run_after, run_before, sanity_function, variable
-from reframe.core.exceptions import SanityError
+from reframe.core.builtins import run_after, run_before, variable
 
 from clusterbench.bench import hpl_sizing
-from clusterbench.checks.declaredlink import DeclaredLinkPeak
-from clusterbench.checks.hplproblem import HPLProblem
-from clusterbench.checks.instrumented import Instrumented
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
+from clusterbench.checks.plugins.hplproblem import HPLProblem
+from clusterbench.checks.plugins.instrumented import Instrumented
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpcc
 
 OUTPUT_FILE = 'hpccoutf.txt'
@@ -38,38 +36,12 @@ def hpccinf(problem):
     return hpl_sizing.hpl_dat(problem, device=8) + _PTRANS
 
 
-@sn.deferrable
-def _verified_summary(path, nprocs, n, exitcode=0):
-    if exitcode == MISSING_BINARY:
-        raise SanityError('hpcc not found on the nodes (Debian: apt-get install hpcc)')
-    if exitcode:
-        raise SanityError(f'hpcc exited with code {exitcode} (see rfm_job.err)')
-    try:
-        with open(path) as output:
-            text = output.read()
-    except OSError as err:
-        raise SanityError(f'{OUTPUT_FILE} not written: {err.strerror}') from None
-    try:
-        return hpcc.verify(text, nprocs, n, source=OUTPUT_FILE)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
-@sn.deferrable
-def _link_efficiency(bandwidth_gbs, peak_mbs):
-    return 100.0 * bandwidth_gbs * 1000.0 / peak_mbs
-
-
-@sn.deferrable
-def _figure(summary, name):
-    return hpcc.figures(summary, OUTPUT_FILE)[name][0]
-
-
 class HPCCBase(
     HPLProblem,
     Instrumented,
     DeclaredLinkPeak,
     JobStateCheck,
+    VerifiedOutput,
     ExternalReferences,
     rfm.RunOnlyRegressionTest,
 ):
@@ -92,6 +64,12 @@ class HPCCBase(
     reference_index = [*BASE_INDEX, 'hpl_order']
     num_nodes = variable(int, value=1)
     time_limit = '1h'
+    output_program = 'hpcc'
+    output_parser = hpcc
+    output_file = OUTPUT_FILE
+    exit_reasons = {
+        MISSING_BINARY: 'hpcc not found on the nodes; Debian: apt-get install hpcc'
+    }
 
     @run_after('setup')
     def _size_job(self):
@@ -120,38 +98,17 @@ class HPCCBase(
         with open(os.path.join(self.stagedir, INPUT_FILE), 'w') as inp:
             inp.write(hpccinf(self.hpl_problem))
 
-    @sanity_function
-    def verified(self):
-        summary = _verified_summary(
-            os.path.join(self.stagedir, OUTPUT_FILE),
-            float(self.num_tasks),
-            float(self.hpl_problem['n']),
-            self.job.exitcode,
-        )
-        return sn.assert_true(summary)
+    def output_expected(self):
+        return {'nprocs': float(self.num_tasks), 'n': float(self.hpl_problem['n'])}
 
-    @run_before('performance')
-    def _set_perf_variables(self):
-        summary = _verified_summary(
-            os.path.join(self.stagedir, OUTPUT_FILE),
-            float(self.num_tasks),
-            float(self.hpl_problem['n']),
-        )
-        units = {name: unit for name, unit, _ in hpcc.FIGURES.values()}
-        units['hpl_dgemm_efficiency'] = '%'
-        self.perf_variables = {
-            name: sn.make_performance_function(_figure(summary, name), unit)
-            for name, unit in units.items()
-        }
+    def output_figures(self, result):
+        figures = hpcc.figures(result, OUTPUT_FILE)
         if self.link_peak:
             # Across nodes the slowest PingPong pair is one that crosses the
             # link: its bandwidth against the declared peak (GB/s = 1000 MB/s).
-            self.perf_variables['pingpong_link_efficiency'] = (
-                sn.make_performance_function(
-                    _link_efficiency(
-                        _figure(summary, 'pingpong_bandwidth_min'),
-                        self.link_peak['peak_mbs'],
-                    ),
-                    '%',
-                )
+            slowest = figures['pingpong_bandwidth_min'][0]
+            figures['pingpong_link_efficiency'] = (
+                100.0 * slowest * 1000.0 / self.link_peak['peak_mbs'],
+                '%',
             )
+        return figures

@@ -16,29 +16,28 @@ import functools
 import os
 
 import reframe as rfm
-import reframe.utility.sanity as sn
 from reframe.core.builtins import (
     fixture,
     parameter,
     run_after,
     run_before,
-    sanity_function,
     variable,
 )
-from reframe.core.exceptions import ReframeError, SanityError
+from reframe.core.exceptions import ReframeError
 from reframe.utility.cpuinfo import cpuinfo
 
 from clusterbench.bench import hpl_makearch, hpl_sizing, sources
-from clusterbench.checks.hplproblem import HPLProblem
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.hplproblem import HPLProblem
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import (
     HPLRelease,
     HPLReleaseVariables,
     release_problem,
 )
 from clusterbench.checks.resources import node_cores
-from clusterbench.checks.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpl
 
@@ -78,28 +77,12 @@ def hpl_dat(problem):
     return hpl_sizing.hpl_dat(problem, device=6)
 
 
-@sn.deferrable
-def _verified_tests(path, exitcode, n, nprocs):
-    if exitcode:
-        raise SanityError(f'xhpl exited with code {exitcode} (see rfm_job.err)')
-    with open(path) as out:
-        text = out.read()
-    try:
-        return hpl.verify(text, source='xhpl output', n=n, nprocs=nprocs)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
-@sn.deferrable
-def _figure(tests, name):
-    return hpl.figures(tests)[name][0]
-
-
 class HPLBase(
     HPLReleaseVariables,
     HPLProblem,
     SpackBuilt,
     JobStateCheck,
+    VerifiedOutput,
     ExternalReferences,
     rfm.RegressionTest,
 ):
@@ -135,6 +118,8 @@ class HPLBase(
     #: The compiler flags of the offline build (kept in the run report).
     build_cflags = variable(str, value='')
     time_limit = '1h'
+    output_program = 'xhpl'
+    output_parser = hpl
 
     @run_after('init')
     def _release_or_hpcc(self):
@@ -205,22 +190,5 @@ class HPLBase(
         with open(os.path.join(self.stagedir, INPUT_FILE), 'w') as inp:
             inp.write(hpl_dat(self.hpl_problem))
 
-    def _tests(self):
-        return _verified_tests(
-            os.path.join(self.stagedir, self.job.stdout),
-            self.job.exitcode,
-            self.hpl_problem['n'],
-            self.num_tasks,
-        )
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._tests())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        tests = self._tests()
-        self.perf_variables = {
-            'hpl': sn.make_performance_function(_figure(tests, 'hpl'), 'GFlop/s'),
-            'hpl_time': sn.make_performance_function(_figure(tests, 'hpl_time'), 's'),
-        }
+    def output_expected(self):
+        return {'n': self.hpl_problem['n'], 'nprocs': self.num_tasks}

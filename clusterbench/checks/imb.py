@@ -24,15 +24,10 @@ declares its link's peak also get ``pingpong_link_efficiency`` and
 ``sendrecv_link_efficiency_bidir``.
 """
 
-import os
-
-import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (
     fixture,
     run_after,
-    run_before,
-    sanity_function,
     variable,
 )
 from reframe.core.exceptions import ReframeError
@@ -42,9 +37,8 @@ from clusterbench.checks.comm import (
     CollectiveBase,
     InstalledSuite,
     PointToPointBase,
-    verified_output,
 )
-from clusterbench.checks.references import BASE_INDEX
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.release import IMBReleaseVariables
 from clusterbench.checks.suitebuild import IMBBuild
 from clusterbench.parsers import imb
@@ -87,6 +81,8 @@ class IMBMixin(IMBReleaseVariables, InstalledSuite):
     suite = 'imb'
     suite_title = 'Intel MPI Benchmarks (IMB-MPI1)'
     suite_subdirs = ('src_cpp',)
+    output_program = EXECUTABLE
+    output_parser = imb
     spack_package = 'intel-mpi-benchmarks'
     spack_executable = EXECUTABLE
     #: Built from the release when nothing else provides the suite.
@@ -112,19 +108,12 @@ class IMBMixin(IMBReleaseVariables, InstalledSuite):
         its = f'-iter {self.imb_iterations}' if self.imb_iterations else "IMB's choice"
         self.statistic = STATISTIC.format(iterations=its)
 
-    def imb_curves(self, benchmarks, max_log2):
-        def verify(text, source):
-            return imb.verify(text, benchmarks, self.num_tasks, 1 << max_log2, source)
-
-        path = os.path.join(self.stagedir, self.job.stdout)
-        return verified_output(verify, path, self.job.exitcode, EXECUTABLE)
-
-    def _curves(self):
-        return self.imb_curves(self.imb_benchmarks, self.imb_max_log2)
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._curves())
+    def output_expected(self):
+        return {
+            'benchmarks': self.imb_benchmarks,
+            'processes': self.num_tasks,
+            'max_size': 1 << self.imb_max_log2,
+        }
 
 
 class IMBPointToPointBase(IMBMixin, PointToPointBase):
@@ -142,15 +131,13 @@ class IMBPointToPointBase(IMBMixin, PointToPointBase):
         self.place_pairs(1)
         self.imb_configure(self.imb_benchmarks, self.imb_max_log2, POINT_TO_POINT)
 
-    @run_before('performance')
-    def _set_perf_variables(self):
-        found = sn.evaluate(self._curves())
+    def output_figures(self, found):
         figures = figures_of(found)
         for name, bidir in (('pingpong', False), ('sendrecv', True)):
             measured = figures.get(f'{name}_bandwidth_peak', (None,))[0]
             suffix = '_bidir' if bidir else ''
             self.efficiency(figures, f'{name}_link_efficiency{suffix}', measured, bidir)
-        self.record(figures, list(found.values()))
+        return self.record(figures, list(found.values()))
 
 
 class IMBCollectiveBase(IMBMixin, CollectiveBase):
@@ -169,7 +156,5 @@ class IMBCollectiveBase(IMBMixin, CollectiveBase):
         self.imb_configure(self.imb_benchmarks, self.imb_max_log2, COLLECTIVES)
         self.efficiency_note = 'collectives: no link efficiency'
 
-    @run_before('performance')
-    def _set_perf_variables(self):
-        found = sn.evaluate(self._curves())
-        self.record(figures_of(found), list(found.values()))
+    def output_figures(self, found):
+        return self.record(figures_of(found), list(found.values()))

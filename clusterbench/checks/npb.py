@@ -19,7 +19,7 @@ these ways, which win (ReFrame variables, set for the whole session with
   root of the partition's committed environment
   (``spack_envs/<system>/<partition>-<environ>/``), exactly as its
   ``spack.lock`` pins it, like every other Spack-built check
-  (:class:`clusterbench.checks.spack.SpackBuild`); ``npb_spack_env`` names
+  (:class:`clusterbench.checks.plugins.spack.SpackBuild`); ``npb_spack_env`` names
   another environment, where ``npb implementation=mpi names=<bench>
   classes=<class>`` is added and concretized in the stage. The lock is kept
   with the results either way.
@@ -48,11 +48,21 @@ from reframe.core.builtins import (
     sanity_function,
     variable,
 )
-from reframe.core.exceptions import ReframeError, SanityError
+from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import npb_makedef, npb_rules
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.skipreason import RecordedSkip
+from clusterbench.checks.plugins.spack import (
+    MPI_FLAVOURS,
+    PROVENANCE,
+    BuildProvenance,
+    SpackBuild,
+    StackParameters,
+    find_spack,
+)
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import NPBReleaseVariables, SourceRelease
 from clusterbench.checks.resources import node_cores, node_memory_bytes
 from clusterbench.checks.shell import (
@@ -62,15 +72,6 @@ from clusterbench.checks.shell import (
     quote,
     quote_all,
     words,
-)
-from clusterbench.checks.skipreason import RecordedSkip
-from clusterbench.checks.spack import (
-    MPI_FLAVOURS,
-    PROVENANCE,
-    BuildProvenance,
-    SpackBuild,
-    StackParameters,
-    find_spack,
 )
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import npb
@@ -490,26 +491,6 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         return [*pre, *_resolve_on_path(names, where)], '"$npb_exe"'
 
 
-@sn.deferrable
-def _verified_result(path, exitcode, expected):
-    if exitcode:
-        raise SanityError(f'NPB exited with code {exitcode} (see rfm_job.err)')
-    try:
-        with open(path) as out:
-            text = out.read()
-    except OSError as err:
-        raise SanityError(f'rfm_job.out not written: {err.strerror}') from None
-    try:
-        return npb.verify(text, source='rfm_job.out', **expected)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
-@sn.deferrable
-def _figure(result, name):
-    return npb.figures(result)[name][0]
-
-
 def _time_limit(npb_class):
     return {'S': '10m', 'W': '10m', 'A': '20m', 'B': '1h', 'C': '3h'}.get(
         npb_class, '12h'
@@ -520,6 +501,7 @@ class NPBBase(
     StackParameters,
     BuildProvenance,
     JobStateCheck,
+    VerifiedOutput,
     ExternalReferences,
     _NPBVariables,
     rfm.RunOnlyRegressionTest,
@@ -543,6 +525,8 @@ class NPBBase(
     benchmark = variable(str, value='')
     #: The MPI flavour (with ``compiler``, the programming environment's extras).
     mpi = parameter(MPI_FLAVOURS)
+    output_program = 'NPB'
+    output_parser = npb
 
     @run_after('init')
     def _benchmark_from_fixture(self):
@@ -599,24 +583,9 @@ class NPBBase(
         self.env_vars['OMP_NUM_THREADS'] = '1'
         self.time_limit = _time_limit(cls)
 
-    def _result(self):
-        expected = {
+    def output_expected(self):
+        return {
             'benchmark': self.benchmark,
             'npb_class': self.npb_class,
             'nprocs': self.num_tasks,
-        }
-        return _verified_result(
-            os.path.join(self.stagedir, self.job.stdout), self.job.exitcode, expected
-        )
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._result())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        result = self._result()
-        self.perf_variables = {
-            name: sn.make_performance_function(_figure(result, name), unit)
-            for name, unit in npb.FIGURES.values()
         }

@@ -23,15 +23,10 @@ Inter-node runs on a partition that declares its link's peak also get
 (osu_bibw).
 """
 
-import os
-
-import reframe.utility.sanity as sn
 from reframe.core.builtins import (
     fixture,
     parameter,
     run_after,
-    run_before,
-    sanity_function,
     variable,
 )
 
@@ -40,9 +35,8 @@ from clusterbench.checks.comm import (
     CollectiveBase,
     InstalledSuite,
     PointToPointBase,
-    verified_output,
 )
-from clusterbench.checks.references import BASE_INDEX
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.release import OSUReleaseVariables
 from clusterbench.checks.suitebuild import OSUBuild
 from clusterbench.parsers import osu
@@ -91,10 +85,12 @@ class OSUMixin(OSUReleaseVariables, InstalledSuite):
     suite_title = 'OSU Micro-Benchmarks'
     suite_subdirs = SUBDIRS
     spack_package = 'osu-micro-benchmarks'
+    output_parser = osu
 
     @run_after('init')
     def _executable_is_the_benchmark(self):
         self.spack_executable = self.benchmark
+        self.output_program = self.benchmark
 
     #: Built from the release when nothing else provides the suite.
     osu_build = fixture(OSUBuild, scope='environment')
@@ -123,14 +119,13 @@ class OSUMixin(OSUReleaseVariables, InstalledSuite):
         )
         return STATISTIC.format(iterations=its)
 
-    def osu_curve(self, max_size, pairs=None):
-        def verify(text, source):
-            return osu.verify(
-                text, self.benchmark, self.osu_min_size, max_size, pairs, source
-            )
-
-        path = os.path.join(self.stagedir, self.job.stdout)
-        return verified_output(verify, path, self.job.exitcode, self.benchmark)
+    def output_expected(self):
+        return {
+            'benchmark': self.benchmark,
+            'min_size': self.osu_min_size,
+            'max_size': self.osu_max_size,
+            'pairs': self.pairs if self.benchmark == 'osu_mbw_mr' else None,
+        }
 
 
 class OSUPointToPointBase(OSUMixin, PointToPointBase):
@@ -153,17 +148,7 @@ class OSUPointToPointBase(OSUMixin, PointToPointBase):
         self.executable_opts = self.osu_options(self.osu_max_size)
         self.statistic = self.osu_statistic()
 
-    def _curve(self):
-        pairs = self.pairs if self.benchmark == 'osu_mbw_mr' else None
-        return self.osu_curve(self.osu_max_size, pairs)
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._curve())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        curve = sn.evaluate(self._curve())
+    def output_figures(self, curve):
         figures = figures_of(self.benchmark, curve)
         if self.benchmark == 'osu_latency':
             self.efficiency_note = 'osu_latency: no bandwidth, no efficiency'
@@ -171,7 +156,7 @@ class OSUPointToPointBase(OSUMixin, PointToPointBase):
             bidir = self.benchmark == 'osu_bibw'
             name = 'link_efficiency_bidir' if bidir else 'link_efficiency'
             self.efficiency(figures, name, figures['bandwidth_peak'][0], bidir)
-        self.record(figures, [curve])
+        return self.record(figures, [curve])
 
 
 class OSUCollectiveBase(OSUMixin, CollectiveBase):
@@ -194,14 +179,5 @@ class OSUCollectiveBase(OSUMixin, CollectiveBase):
         self.statistic = self.osu_statistic()
         self.efficiency_note = 'collective: no link efficiency'
 
-    def _curve(self):
-        return self.osu_curve(self.osu_max_size)
-
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._curve())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
-        curve = sn.evaluate(self._curve())
-        self.record(figures_of(self.benchmark, curve), [curve])
+    def output_figures(self, curve):
+        return self.record(figures_of(self.benchmark, curve), [curve])

@@ -10,32 +10,28 @@ session says once why: the default suite then has STREAM from HPCC only.
 """
 
 import math
-import os
 import platform
 
 import reframe as rfm
-import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import (
     fixture,
     run_after,
     run_before,
-    sanity_function,
     variable,
 )
-from reframe.core.exceptions import SanityError
 
 from clusterbench.bench import sources
-from clusterbench.checks.jobstate import JobStateCheck
-from clusterbench.checks.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.spack import SpackBuilt
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import (
     StreamRelease,
     StreamReleaseVariables,
     release_problem,
 )
 from clusterbench.checks.resources import node_cores
-from clusterbench.checks.spack import SpackBuilt
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import lastlevelcache
 from clusterbench.parsers import stream
 
@@ -71,27 +67,11 @@ def openmp_flag(environ):
     )
 
 
-@sn.deferrable
-def _verified(path, exitcode, threads):
-    if exitcode:
-        raise SanityError(f'stream exited with code {exitcode} (see rfm_job.err)')
-    with open(path) as out:
-        text = out.read()
-    try:
-        return stream.verify(text, source='STREAM output', threads=threads)
-    except ClusterbenchError as err:
-        raise SanityError(str(err)) from None
-
-
-@sn.deferrable
-def _rate(result, kernel):
-    return result[kernel]
-
-
 class StreamBase(
     StreamReleaseVariables,
     SpackBuilt,
     JobStateCheck,
+    VerifiedOutput,
     ExternalReferences,
     rfm.RegressionTest,
 ):
@@ -130,6 +110,8 @@ class StreamBase(
     #: The nodes' last-level caches it was sized from (0: not known).
     llc_bytes = variable(int, value=0)
     time_limit = '10m'
+    output_program = 'stream'
+    output_parser = stream
 
     @run_after('init')
     def _release_or_hpcc(self):
@@ -181,22 +163,9 @@ class StreamBase(
     def _no_mpi_launcher(self):
         self.job.launcher = getlauncher('local')()
 
-    def _result(self):
-        return _verified(
-            os.path.join(self.stagedir, self.job.stdout),
-            self.job.exitcode,
-            self.threads,
-        )
+    def output_expected(self):
+        return {'threads': self.threads}
 
-    @sanity_function
-    def verified(self):
-        return sn.assert_true(self._result())
-
-    @run_before('performance')
-    def _set_perf_variables(self):
+    def output_figures(self, result):
         # MB/s (10^6 bytes per second), as STREAM defines and prints them.
-        result = self._result()
-        self.perf_variables = {
-            f'stream_{k}': sn.make_performance_function(_rate(result, k), 'MB/s')
-            for k in stream.KERNELS
-        }
+        return stream.figures(result, unit='MB/s')

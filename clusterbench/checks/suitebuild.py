@@ -16,13 +16,13 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 
 from clusterbench.bench import sources
+from clusterbench.checks.plugins.spack import find_spack
 from clusterbench.checks.release import (
     IMBRelease,
     IMBReleaseVariables,
     OSURelease,
     OSUReleaseVariables,
 )
-from clusterbench.checks.spack import find_spack
 
 
 def explicit_prefix(test, suite):

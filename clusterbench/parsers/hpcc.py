@@ -68,7 +68,7 @@ def hpl_residual_checks(text):
     return len(_HPL_PASSED.findall(text)), len(_HPL_FAILED.findall(text))
 
 
-def verify(text, expected_procs=None, expected_n=None, source='hpccoutf.txt'):
+def verify(text, source='hpccoutf.txt', nprocs=None, n=None):
     """Check that an HPCC run verified its results; return the summary.
 
     Raises :class:`HPCCParseError` with the first reason the run cannot be
@@ -84,13 +84,11 @@ def verify(text, expected_procs=None, expected_n=None, source='hpccoutf.txt'):
             f'{source}: HPL residual check: {passed} passed, {failed} failed'
         )
     procs = summary.get('CommWorldProcs')
-    if expected_procs is not None and procs != expected_procs:
-        raise HPCCParseError(
-            f'{source}: ran on {procs} processes, {expected_procs} requested'
-        )
+    if nprocs is not None and procs != nprocs:
+        raise HPCCParseError(f'{source}: ran on {procs} processes, {nprocs} requested')
     hpl_n = summary.get('HPL_N')
-    if expected_n is not None and hpl_n != expected_n:
-        raise HPCCParseError(f'{source}: HPL N={hpl_n}, {expected_n} requested')
+    if n is not None and hpl_n != n:
+        raise HPCCParseError(f'{source}: HPL N={hpl_n}, {n} requested')
     return summary
 
 
@@ -161,8 +159,8 @@ def replay(directory, case):
     problem = case.get('hpl_problem') or {}
     summary = verify(
         text,
-        float(case['num_tasks']),
-        float(problem['n']) if 'n' in problem else None,
-        source=path,
+        path,
+        nprocs=float(case['num_tasks']),
+        n=float(problem['n']) if 'n' in problem else None,
     )
     return figures(summary, path)

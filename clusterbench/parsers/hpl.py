@@ -73,7 +73,7 @@ def verify(text, source='HPL output', n=None, nprocs=None):
     return tests
 
 
-def figures(tests):
-    """The best test's rate and time."""
+def figures(tests, source='HPL output'):
+    """The best test's rate and time (*source*: the signature of every parser)."""
     best = max(tests, key=lambda t: t['gflops'])
     return {'hpl': (best['gflops'], 'GFlop/s'), 'hpl_time': (best['time'], 's')}

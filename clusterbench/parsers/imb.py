@@ -193,7 +193,7 @@ def _check_bandwidth(name, sizes, values, source):
             )
 
 
-def verify(text, benchmarks, processes, max_size=None, source='IMB-MPI1 output'):
+def verify(text, source='IMB-MPI1 output', *, benchmarks, processes, max_size=None):
     """The curves of a complete run: ``{benchmark: Curve}``, or an error.
 
     Every one of *benchmarks* must have run on *processes* ranks and (when

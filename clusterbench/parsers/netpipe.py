@@ -110,7 +110,7 @@ def transcript_sizes(text):
     return [int(m.group(2)) for m in _TRANSCRIPT.finditer(text)]
 
 
-def verify(text, transcript=None, upper=None, bidirectional=False, source='np.out'):
+def verify(text, source='np.out', transcript=None, upper=None, bidirectional=False):
     """The curve of a complete run, or :class:`NetPIPEParseError` saying why not.
 
     *transcript* (NetPIPE's stdout and stderr) must list exactly the sizes in

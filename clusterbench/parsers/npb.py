@@ -327,6 +327,9 @@ FIGURES = {
 }
 
 
-def figures(result):
-    """The recorded figures of a verified report: name -> (value, unit)."""
+def figures(result, source='NPB output'):
+    """The recorded figures of a verified report: name -> (value, unit).
+
+    (*source*: the signature of every parser; a verified report has them all.)
+    """
     return {name: (float(result[key]), unit) for key, (name, unit) in FIGURES.items()}

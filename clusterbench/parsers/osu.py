@@ -188,7 +188,7 @@ def sweep(min_size, max_size):
     return sizes
 
 
-def verify(text, benchmark, min_size=None, max_size=None, pairs=None, source=None):
+def verify(text, source=None, *, benchmark, min_size=None, max_size=None, pairs=None):
     """The curve of a complete run of *benchmark*, or :class:`OSUParseError`.
 
     The output must be *benchmark*'s, cover OSU's whole doubling sweep from

@@ -1,8 +1,9 @@
 """What a session recorded besides its figures: MPI profiles, nodes, energy.
 
-Read from the run report's test cases (the plugins of
-:mod:`clusterbench.checks.profiling`, :mod:`~clusterbench.checks.provenance`
-and :mod:`~clusterbench.checks.energy` keep their digests there), and printed
+Read from the run report's test cases (the plugins
+:mod:`~clusterbench.checks.plugins.profiling`,
+:mod:`~clusterbench.checks.plugins.provenance` and
+:mod:`~clusterbench.checks.plugins.energy` keep their digests there), and printed
 after the verdict table: per configuration the MPI time share, the per-call
 breakdown and the message-size histograms; each node's facts once; and once
 per node, that energy was not available and why.

@@ -50,8 +50,8 @@ from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
 from reframe.core.logging import getlogger
 
+from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
-from clusterbench.checks.skipreason import RecordedSkip
 from clusterbench.site import spackenv, stacknames
 
 BUILD_MODES = ('offline', 'spack')

@@ -9,7 +9,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
-from clusterbench.checks.runconditions import RunConditions
+from clusterbench.checks.plugins.runconditions import RunConditions
 from clusterbench.machine import hwinfo
 from clusterbench.references import validate as refdata
 

@@ -29,9 +29,10 @@ from clusterbench.core.errors import ClusterbenchError
 
 PROFILE_FILE = 'mpiprof.json'
 
-#: Our own sources, in a clusterbench tree (src/ beside the package).
+#: Our own sources, in a clusterbench tree (src/ beside the package, three
+#: levels above clusterbench/checks/plugins/).
 SOURCES = os.path.abspath(
-    os.path.join(os.path.dirname(__file__), '..', '..', 'src', 'mpiprof')
+    os.path.join(os.path.dirname(__file__), *['..'] * 3, 'src', 'mpiprof')
 )
 
 

@@ -4,9 +4,9 @@ facts and energy (always). A library check lists it first among its bases::
     class CGSolverBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
 """
 
-from clusterbench.checks.energy import EnergyMeasurement
-from clusterbench.checks.profiling import MPIProfiling
-from clusterbench.checks.provenance import HardwareProvenance
+from clusterbench.checks.plugins.energy import EnergyMeasurement
+from clusterbench.checks.plugins.profiling import MPIProfiling
+from clusterbench.checks.plugins.provenance import HardwareProvenance
 
 
 class Instrumented(MPIProfiling, HardwareProvenance, EnergyMeasurement):

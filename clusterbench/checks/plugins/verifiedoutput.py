@@ -1,0 +1,120 @@
+"""One path from a benchmark's output file to its recorded figures.
+
+A benchmark base mixes in :class:`VerifiedOutput` and declares:
+
+- ``output_program``: the program's name in messages (``'hpcc'``);
+- ``output_parser``: its module of :mod:`clusterbench.parsers`, whose
+  ``verify(text, source, **expected)`` returns the verified result and
+  ``figures(result, source)`` its figures, ``{name: (value, unit)}``;
+- ``output_file``: the file, relative to the stage directory (empty: the
+  job's stdout); :meth:`output_path` may find it otherwise;
+- :meth:`output_expected`: what ``verify`` must find (process count, size);
+- ``exit_reasons``: what the program means by an exit code, if anything.
+
+A base whose parser lives elsewhere (fabric, nodeprobe) overrides
+:meth:`parse_output`; one whose figures come from curves (IMB, OSU, NetPIPE)
+or add a derived figure overrides :meth:`output_figures`.
+
+The plugin then owns the sanity function ``verified``: a non-zero exit code,
+a missing or empty output file and a parser's error each fail it with one
+line (:data:`MISSING`, :data:`EMPTY` are the same for every check), and the
+performance variables: every figure of the verified result, so that a figure
+is only recorded when the benchmark verified its result.
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_before, sanity_function
+from reframe.core.exceptions import SanityError
+
+from clusterbench.core.errors import ClusterbenchError
+
+#: The sanity error of a run that left no output file, for every check.
+MISSING = '{file}: not written by the run (see rfm_job.err)'
+#: The sanity error of a run whose output file is empty, for every check.
+EMPTY = '{file}: empty, the run wrote nothing (see rfm_job.err)'
+
+
+def one_line(text):
+    """*text* on one line: a parser's message never spans several."""
+    return '; '.join(line.strip() for line in str(text).splitlines() if line.strip())
+
+
+def read_output(path, name):
+    """The text of an output file, or a one-line :class:`SanityError`."""
+    try:
+        with open(path) as out:
+            text = out.read()
+    except FileNotFoundError:
+        raise SanityError(MISSING.format(file=name)) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise SanityError(f'{name}: {getattr(err, "strerror", None) or err}') from None
+    if not text.strip():
+        raise SanityError(EMPTY.format(file=name))
+    return text
+
+
+@sn.deferrable
+def _verified(check):
+    exitcode = check.job.exitcode
+    if exitcode:
+        why = check.exit_reasons.get(exitcode, 'see rfm_job.err')
+        raise SanityError(f'{check.output_program} exited with code {exitcode} ({why})')
+    path = check.output_path()
+    name = os.path.relpath(path, check.stagedir)
+    text = read_output(path, name)
+    try:
+        return check.parse_output(text, name)
+    except ClusterbenchError as err:
+        raise SanityError(one_line(err)) from None
+
+
+class VerifiedOutput(rfm.RegressionTestPlugin):
+    """Exit code, output file, parser and figures of one benchmark run."""
+
+    output_program = ''
+    output_parser = None
+    output_file = ''
+    exit_reasons = {}
+
+    def output_path(self):
+        """The output file's path (a :class:`SanityError` if it cannot be named)."""
+        return os.path.join(self.stagedir, self.output_file or self.job.stdout)
+
+    def output_expected(self):
+        """Keywords of the parser's ``verify``: what the run was asked to do."""
+        return {}
+
+    def parse_output(self, text, source):
+        """The parser's verified result of *text* (a ClusterbenchError if not)."""
+        return self.output_parser.verify(text, source, **self.output_expected())
+
+    def output_figures(self, result):
+        """``{name: (value, unit)}`` of a verified result: the parser's figures."""
+        return self.output_parser.figures(result, os.path.basename(self.output_path()))
+
+    def further_sanity(self):
+        """More deferred assertions of a verified run (none by default)."""
+        return []
+
+    def verified_result(self):
+        """The parser's verified result (deferred), or one-line SanityError."""
+        return _verified(self)
+
+    @sanity_function
+    def verified(self):
+        return sn.all([sn.assert_true(self.verified_result()), *self.further_sanity()])
+
+    @run_before('performance')
+    def _record_verified_figures(self):
+        result = sn.evaluate(self.verified_result())
+        try:
+            figures = self.output_figures(result)
+        except ClusterbenchError as err:
+            raise SanityError(one_line(err)) from None
+        self.perf_variables = {
+            name: sn.make_performance_function(sn.defer(value), unit)
+            for name, (value, unit) in figures.items()
+        }
