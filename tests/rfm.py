@@ -10,6 +10,13 @@ from clusterbench.testcluster.testing import run_reframe
 
 BIN = os.path.dirname(sys.executable)
 CONFIG = os.path.join(PROJECT, 'site_configs', 'local.py')
+#: Where a check's reference file is in a reference directory, as messages
+#: name it (the one place to change when the layout changes).
+REFERENCE_FILE = '{refs}/{check}.yaml'
+
+
+def reference_file(refs, check, system='local'):
+    return REFERENCE_FILE.format(refs=refs, check=check, system=system)
 
 
 def tool(name):

@@ -25,12 +25,13 @@ ONE_CG = [
 ]  # fmt: skip
 
 
-def start(tmp_path, *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
+def start(tmp_path, *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=None):
     """A `clusterbench run` process with its own results, database and lock dir."""
     env = {
         **os.environ,
         'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
         'CLUSTERBENCH_LOCK_DIR': str(tmp_path / 'locks'),
+        **(env or {}),
     }
     (tmp_path / 'locks').mkdir(exist_ok=True)
     return subprocess.Popen(

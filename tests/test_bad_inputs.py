@@ -1,0 +1,520 @@
+"""The bad-input matrix (issue 20, item 5): one case a class of bad input.
+
+Each case drives a real program as a user would (`clusterbench run`, plain
+`reframe`, `clusterbench references update --write`, `clusterbench report`)
+on copies under tmp_path, and asserts three things: the exact one-line
+message, the exit code, and that no stored file changed (the sha256 of every
+file under the reference directory and the results root, before and after).
+README.md ("Bad input: what you see, what is kept") is this table in prose.
+"""
+
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+import yaml
+from conftest import PROJECT
+from rfm import reference_file, tool
+from test_npb_check import FAKE_TREE, _closed_port
+from test_reference_file_errors import TINY, broken_copy
+from test_reftransaction import (
+    LOADER,
+    REFERENCES,
+    contents,
+    run_report,
+    small_tmpfs,  # noqa: F401 (a fixture)
+    update,
+)
+from test_run_session import ONE_CG, start, wait_for
+
+from clusterbench import refstore
+
+pytestmark = pytest.mark.integration
+
+#: Parts of an expected line that vary from run to run.
+VARYING = {'{NUM}': r'[\d.]+', '{ANY}': r'.+'}
+
+
+def line_pattern(text):
+    """The regex of one whole line: *text* literally but for VARYING's parts."""
+    pattern = re.escape(text)
+    for name, regex in VARYING.items():
+        pattern = pattern.replace(re.escape(name), regex)
+    return pattern
+
+
+def unwrapped(output):
+    """The lines of *output*, a failure or skip entry that the verdict view
+    wrapped to the width (continued with six spaces) made one line again."""
+    lines = []
+    for line in output.splitlines():
+        if line.startswith('      ') and lines and re.match(r'  \S', lines[-1]):
+            lines[-1] += ' ' + line.strip()
+        else:
+            lines.append(line)
+    return [line.strip() for line in lines]
+
+
+def assert_line(output, text):
+    pattern = line_pattern(text)
+    lines = unwrapped(output)
+    near = [line for line in lines if re.search('FAILED|error|Reason', line)]
+    assert any(re.fullmatch(pattern, line) for line in lines), (text, near or output)
+    assert 'Traceback' not in output
+
+
+def hashes(*directories):
+    """{path: sha256} of every file under *directories*."""
+    return {
+        os.path.join(str(directory), rel): hashlib.sha256(data).hexdigest()
+        for directory in directories
+        for rel, (data, _) in contents(directory).items()
+    }
+
+
+class Store:
+    """A copy of reference_data/ and a results root holding one earlier session."""
+
+    def __init__(self, tmp_path, refs=None):
+        self.tmp = tmp_path
+        self.refs = refs or tmp_path / 'refs'
+        if not self.refs.exists():
+            shutil.copytree(REFERENCES, self.refs)
+        self.results = tmp_path / 'results'
+        self.earlier = self.results / 'local' / '20260101T000000'
+        self.earlier.mkdir(parents=True)
+        run_report(self.earlier / 'report.json', files=('cgsolver',), uuid='s-earlier')
+        self.before = hashes(self.refs, self.results)
+
+    def file(self, check):
+        return reference_file(self.refs, check)
+
+    def assert_kept(self, new_session=False):
+        """No stored file changed; a `clusterbench run` may add its session."""
+        after = hashes(self.refs, self.results)
+        if new_session:
+            after = {k: v for k, v in after.items() if k in self.before}
+        assert after == self.before
+
+    def run(self, *reframe_args, options=(), checks='reframe_checks/npb.py', env=None):
+        """`clusterbench run` on local into this store; (exit code, output)."""
+        env = {
+            'CLUSTERBENCH_CACHE': str(self.tmp / 'cache'),
+            'CLUSTERBENCH_MIRROR': '',
+            'CLUSTERBENCH_PERFLOGDIR': str(self.tmp / 'perflogs'),
+            **(env or {}),
+        }
+        proc = start(
+            self.tmp, '--checks', checks, '--results', str(self.results),
+            '--references', str(self.refs), *options, '--', *reframe_args, env=env,
+        )  # fmt: skip
+        out, err = proc.communicate(timeout=600)
+        return proc.returncode, out + err
+
+
+def npb(*settings, bench='cg', tree=FAKE_TREE):
+    """ReFrame options of one tiny NPB run from the fake tree, on gnu-openmpi."""
+    return (
+        '-S', f'npb_url=http://127.0.0.1:{_closed_port()}/NPB3.4.3.tar.gz',
+        '-S', f'npb_source={tree}', '-S', 'npb_class=S', *settings,
+        '-n', f'benchmark={bench}$', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+
+
+def failed(phase, reason):
+    return f'NPBCheck on local:default with gnu-openmpi: FAILED ({phase}): {reason}'
+
+
+def fake_tree(tmp_path, before_init):
+    """A copy of the fake NPB tree whose program does *before_init* first."""
+    tree = tmp_path / 'fake_npb'
+    shutil.copytree(FAKE_TREE, tree)
+    source = tree / 'src' / 'fake_npb.c'
+    text = source.read_text()
+    text = text.replace(
+        '    MPI_Init(&argc, &argv);',
+        f'    {before_init}\n    MPI_Init(&argc, &argv);',
+        1,
+    )
+    source.write_text('#include <signal.h>\n#include <unistd.h>\n' + text)
+    return tree
+
+
+# --- 1. a malformed reference file -----------------------------------------
+
+#: What line 11 of the test's hpcc.yaml (tests/test_reference_file_errors.py)
+#: is, broken each way BROKEN breaks it.
+MALFORMED = {
+    'bracket': "YAML error: while parsing a flow sequence: expected ',' or ']', "
+    "but got ':' (line 12)",
+    'type': "HPCCCheck > local:default > gnu-openmpi > hpl: reference 'fast' is "
+    'not a number',
+    'threshold': 'HPCCCheck > local:default > gnu-openmpi > hpl: lower threshold '
+    '0.5 must be a number <= 0 or null',
+}
+
+
+@pytest.mark.parametrize('what', sorted(MALFORMED))
+def test_01_malformed_reference_file_in_clusterbench_run(tmp_path, what):
+    store = Store(tmp_path, broken_copy(tmp_path, what))
+    rc, out = store.run(*TINY, checks='reframe_checks/hpcc.py')
+    assert rc == 2, out
+    assert_line(out, f'clusterbench: error: {store.file("hpcc")}:11: {MALFORMED[what]}')
+    store.assert_kept()
+
+
+def test_01_malformed_reference_file_in_plain_reframe(tmp_path):
+    store = Store(tmp_path, broken_copy(tmp_path, 'bracket'))
+    result = subprocess.run(
+        [
+            tool('reframe'), '-C', 'site_configs/local.py',
+            '-c', 'reframe_checks/hpcc.py', '--prefix', str(store.results / 'plain'),
+            '--nocolor', *TINY, '-r',
+        ],
+        capture_output=True, text=True, cwd=PROJECT, timeout=600,
+        env={
+            **os.environ,
+            'RFM_REFERENCE_PREFIX': str(store.refs),
+            'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
+        },
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout
+    assert_line(
+        result.stdout,
+        f'* Reason: reference parse error: {store.file("hpcc")}:11: '
+        f'{MALFORMED["bracket"]}',
+    )
+    store.assert_kept(new_session=True)
+
+
+def test_01_unknown_check_in_a_reference_file(tmp_path):
+    store = Store(tmp_path)
+    path = store.file('hpcc')
+    with open(path) as f:
+        line = len(f.readlines()) + 1
+    with open(path, 'a') as f:
+        f.write('NoSuchCheck:\n  local:default:\n    x: [1.0, -0.1, 0.1, s]\n')
+    store.before = hashes(store.refs, store.results)
+    result = subprocess.run(
+        [tool('clusterbench'), 'references', 'check', '--references', str(store.refs)],
+        capture_output=True, text=True, cwd=PROJECT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert_line(
+        result.stdout,
+        f'stale: {path}:{line}: NoSuchCheck: no such check in reframe_checks/',
+    )
+    store.assert_kept()
+
+
+# --- 2. an unknown system, partition or environment -------------------------
+
+
+@pytest.mark.parametrize(
+    'options, reframe_args, line',
+    [
+        (('--system', 'nosuch'), (), '{ANY}nosuch{ANY}'),
+        (('--system', 'local:nosuch'), (), '{ANY}nosuch{ANY}'),
+        (
+            (),
+            ('-p', 'nosuch'),
+            'clusterbench: error: -p nosuch: no programming environment of local '
+            'matches (it has gnu-mpich, gnu-openmpi); ReFrame ran no test',
+        ),
+    ],
+    ids=['system', 'partition', 'environment'],
+)
+def test_02_unknown_system_partition_or_environment(
+    tmp_path, options, reframe_args, line
+):
+    store = Store(tmp_path)
+    rc, out = store.run(
+        *reframe_args, options=options, checks='reframe_checks/cgsolver.py'
+    )
+    assert rc == 2, out
+    assert_line(out, line)
+    store.assert_kept(new_session=True)
+
+
+# --- 3.-8. through the NPB check and its fake tree ---------------------------
+
+
+@pytest.mark.parametrize(
+    'settings, bench, tree, env, phase, reason',
+    [
+        (
+            ('-S', 'npb_class=Z'), 'cg', None, {}, 'setup',
+            "NPBProvided %benchmark=cg failed: npb_class=Z: unknown NPB class 'Z' "
+            '(one of S W A B C D E F)',
+        ),
+        (
+            ('-S', 'npb_ranks=3'), 'bt', None, {}, 'setup',
+            'npb_ranks=3: BT needs a square number of processes (1, 4, 9, 16, ...), '
+            'not 3',
+        ),
+        (
+            (), 'cg', '/nonexistent', {}, 'setup',
+            'NPBProvided %benchmark=cg failed: /nonexistent: NPB source tree not found',
+        ),
+        (
+            ('-S', 'npb_prefix=/nonexistent'), 'cg', '', {}, 'setup',
+            'NPBProvided %benchmark=cg failed: npb_prefix=/nonexistent: no such '
+            'directory',
+        ),
+        (
+            (), 'cg', '#error broken on purpose', {}, 'compile_wait',
+            'NPBProvided %benchmark=cg failed: build error: build job failed with '
+            'exit code: 2',
+        ),
+        (
+            (), 'cg', 'raise(SIGSEGV);', {}, 'sanity',
+            'NPB exited with code 139 (see rfm_job.err)',
+        ),
+        (
+            ('-S', 'time_limit=5s'), 'cg', 'sleep(600);', {}, 'run',
+            'job error: [jobid={NUM}] job timed out ({NUM}s > 5.0s)',
+        ),
+        (
+            (), 'cg', None, {'FAKE_NPB_VERIFY': 'UNSUCCESSFUL'}, 'sanity',
+            'rfm_job.out: NPB verification UNSUCCESSFUL',
+        ),
+    ],
+    ids=[
+        '03-npb-class', '03-rank-count', '04-source-tree', '04-binary',
+        '05-build-failure', '06-sigsegv', '07-hang', '08-verification',
+    ],
+)  # fmt: skip
+def test_03_to_08_a_test_that_cannot_measure_fails_naming_why(
+    tmp_path, settings, bench, tree, env, phase, reason
+):
+    store = Store(tmp_path)
+    if tree is None:
+        tree = FAKE_TREE
+    elif not tree.startswith('/'):
+        tree = fake_tree(tmp_path, tree) if tree else ''
+    rc, out = store.run(*npb(*settings, bench=bench, tree=tree), env=env)
+    assert rc == 1, out
+    assert_line(out, failed(phase, reason))
+    store.assert_kept(new_session=True)
+    (session,) = [
+        p for p in (store.results / 'local').iterdir() if p.name != '20260101T000000'
+    ]
+    with open(session / 'report.json') as f:
+        report = json.load(f)
+    # No figure recorded by a test that failed.
+    for case in report['runs'][0]['testcases']:
+        if case['result'] != 'pass':
+            assert not [
+                v for v in (case['perfvalues'] or {}).values() if v[0] is not None
+            ]
+
+
+# --- 10. disk full while writing references ---------------------------------
+
+
+def test_10_disk_full_under_references_update_write(small_tmpfs, tmp_path):  # noqa: F811
+    refs = small_tmpfs / 'refs'
+    shutil.copytree(REFERENCES, refs)
+    report = run_report(tmp_path / 'r.json', files=('hpcc',))
+    # Leave room for the new hpcc.yaml (2 kB), not for its provenance (29 kB).
+    vfs = os.statvfs(small_tmpfs)
+    with open(small_tmpfs / 'filler', 'wb') as f:
+        f.write(b'\0' * (vfs.f_bavail * vfs.f_frsize - 16384))
+    store = Store(tmp_path, refs)
+    result = update(refs, report)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f'clusterbench: error: {reference_file(refs / "provenance", "hpcc")}: no '
+        'space left on device; nothing was changed'
+    ]
+    store.assert_kept()
+
+
+# --- 11. kill -9 during references update --write ---------------------------
+
+#: What `references check` says of each leftover of an interrupted update.
+VARYING['{REPAIR}'] = (
+    '(?:'
+    + '|'.join(
+        re.escape(what)
+        for what in (
+            'committed, not yet applied to every file: repair rolls it forward',
+            'a new version not yet renamed into place: repair rolls it forward',
+            'an update that did not commit: repair removes it',
+        )
+    )
+    + ')'
+)
+
+
+def test_11_kill_9_at_20_random_points_of_references_update_write(tmp_path):
+    store = Store(tmp_path)
+    report = run_report(tmp_path / 'report.json')
+    old = contents(store.refs)
+    done = tmp_path / 'done'
+    shutil.copytree(store.refs, done)
+    trace = tmp_path / 'trace'
+    assert update(done, report, hook=f'trace:{trace}').returncode == 0
+    new = contents(done)
+    last = len(trace.read_text().splitlines())
+    seed = random.randrange(2**32)
+    print(f'kill points seeded with {seed}')
+    points = sorted(random.Random(seed).sample(range(1, last), 20))
+    for k in points:
+        work = tmp_path / f'k{k}'
+        shutil.copytree(store.refs, work)
+        killed = update(work, report, hook=f'kill:{k}')
+        assert killed.returncode == -signal.SIGKILL, (seed, k, killed.stderr)
+        after = contents(work)
+        for rel, (data, mode) in old.items():
+            assert after[rel] in ((data, mode), new[rel]), (seed, k, rel)
+            if rel.endswith('.yaml'):
+                yaml.load(after[rel][0], Loader=LOADER)
+        check = subprocess.run(
+            [tool('clusterbench'), 'references', 'check', '--references', str(work)],
+            capture_output=True, text=True, cwd=PROJECT, timeout=300,
+        )  # fmt: skip
+        assert check.returncode == 1, (seed, k, check.stdout)
+        assert_line(check.stdout, f'interrupted update: {work}/{{ANY}}: {{REPAIR}}')
+        shutil.rmtree(work)
+    store.assert_kept()
+
+
+# --- 12. two concurrent references update --write ---------------------------
+
+
+def test_12_two_concurrent_references_updates_take_turns(tmp_path):
+    store = Store(tmp_path)
+    first_report = run_report(tmp_path / 'a.json', files=('hpcc',), uuid='s-a')
+    second_report = run_report(
+        tmp_path / 'b.json', files=('hpcc',), factor=1.02, uuid='s-b'
+    )
+    # What the two give one after the other.
+    serial = tmp_path / 'serial'
+    shutil.copytree(store.refs, serial)
+    for report in (first_report, second_report):
+        assert update(serial, report).returncode == 0
+    hold = tmp_path / 'hold'
+    hold.mkdir()
+    first = update(store.refs, first_report, hook=f'pause:3:{hold}', wait=False)
+    deadline = time.monotonic() + 60
+    while not (hold / 'paused').exists():
+        assert first.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    second = update(store.refs, second_report, wait=False)
+    time.sleep(1.0)
+    assert second.poll() is None
+    (hold / 'go').touch()
+    outputs = [proc.communicate(timeout=60) for proc in (first, second)]
+    assert [proc.returncode for proc in (first, second)] == [0, 0], outputs
+    assert_line(
+        outputs[1][1],
+        f'clusterbench: waiting for another update of {store.refs} '
+        f'(lock {store.refs}/{refstore.LOCK})',
+    )
+    # Both updates, in turn: nothing of either lost.
+    assert contents(store.refs) == contents(serial)
+    store.refs = tmp_path / 'none'  # the references changed, as asked
+    store.refs.mkdir()
+    store.before = {k: v for k, v in store.before.items() if '/refs/' not in k}
+    store.assert_kept()
+
+
+# --- 13. two concurrent clusterbench run sessions ---------------------------
+
+
+def test_13_a_second_run_session_on_the_node_is_refused_with_no_wait(tmp_path):
+    store = Store(tmp_path)
+    first_dir = tmp_path / 'first'
+    lock_file = tmp_path / 'locks' / f'clusterbench-run-{os.uname().nodename}.lock'
+    first = start(
+        tmp_path, '--results', str(first_dir), '--', *ONE_CG,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_for(
+            lambda: lock_file.exists() and 'session' in lock_file.read_text(),
+            'the first session to take the lock',
+        )
+        os.kill(first.pid, signal.SIGSTOP)
+        rc, out = store.run(*ONE_CG, options=('--no-wait',), checks='reframe_checks')
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+        first.terminate()
+        first.wait(timeout=120)
+    assert rc == 2, out
+    assert_line(
+        out,
+        f'clusterbench: error: {os.uname().nodename} is measuring for another '
+        f'session (pid {first.pid}, session {first_dir}{{ANY}}; lock {lock_file}): '
+        'run again when it ends, or without --no-wait to wait for it',
+    )
+    store.assert_kept()
+
+
+# --- 14. HTML injection into the report -------------------------------------
+
+
+def test_14_html_in_a_report_is_escaped(tmp_path):
+    store = Store(tmp_path)
+    evil = '<script>alert(1)</script>'
+    session = store.results / 'local' / '20260102T000000'
+    session.mkdir()
+    path = run_report(session / 'report.json', files=('netpipe',), uuid=evil)
+    with open(path) as f:
+        report = json.load(f)
+    for case in report['runs'][0]['testcases']:
+        case['display_name'] = case['name'] = f'{case["name"]} {evil}'
+    with open(path, 'w') as f:
+        json.dump(report, f)
+    store.before = hashes(store.refs, store.results)
+    html = tmp_path / 'report.html'
+    result = subprocess.run(
+        [tool('clusterbench'), 'report', str(session), '-o', str(html),
+         '--references', str(store.refs)],
+        capture_output=True, text=True, cwd=PROJECT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_line(result.stdout, f'wrote {html} {{ANY}}')
+    text = html.read_text()
+    assert evil not in text and '&lt;script&gt;alert(1)&lt;/script&gt;' in text
+    store.assert_kept()
+
+
+# --- 15. shell metacharacters in -S values and system names -----------------
+
+
+@pytest.mark.parametrize(
+    'options, reframe_args, rc, line',
+    [
+        (
+            ('--system', 'x;touch X'), (), 2,
+            "clusterbench: error: --system 'x;touch X': not a system name (name or "
+            'name:partition; letters, digits, _ and - only)',
+        ),
+        (
+            (), npb('-S', 'npb_class=;touch X'), 1,
+            failed(
+                'setup',
+                "NPBProvided %benchmark=cg failed: npb_class=;touch X: unknown NPB "
+                "class ';touch X' (one of S W A B C D E F)",
+            ),
+        ),
+    ],
+    ids=['system-name', 'S-value'],
+)  # fmt: skip
+def test_15_shell_syntax_is_never_run(tmp_path, options, reframe_args, rc, line):
+    store = Store(tmp_path)
+    code, out = store.run(*reframe_args, options=options)
+    assert code == rc, out
+    assert_line(out, line)
+    assert not os.path.exists(os.path.join(PROJECT, 'X'))
+    assert not [p for p in tmp_path.rglob('X')]
+    store.assert_kept(new_session=True)
