@@ -20,8 +20,9 @@ import time
 
 import pytest
 import yaml
-from conftest import PROJECT
+from conftest import PROJECT, fill
 from rfm import reference_file, tool
+from test_acceptance_cluster import box, clean, slurm_output  # noqa: F401
 from test_npb_check import FAKE_TREE, _closed_port
 from test_reference_file_errors import TINY, broken_copy
 from test_reftransaction import (
@@ -29,17 +30,17 @@ from test_reftransaction import (
     REFERENCES,
     contents,
     run_report,
-    small_tmpfs,  # noqa: F401 (a fixture)
     update,
 )
 from test_run_session import ONE_CG, start, wait_for
 
 from clusterbench import refstore
+from clusterbench.testcluster import faults, testing
 
 pytestmark = pytest.mark.integration
 
 #: Parts of an expected line that vary from run to run.
-VARYING = {'{NUM}': r'[\d.]+', '{ANY}': r'.+'}
+VARYING = {'{NUM}': r'[\d.]+', '{STAMP}': r'\d{8}T\d{6}', '{ANY}': r'.+'}
 
 
 def line_pattern(text):
@@ -82,12 +83,12 @@ def hashes(*directories):
 class Store:
     """A copy of reference_data/ and a results root holding one earlier session."""
 
-    def __init__(self, tmp_path, refs=None):
+    def __init__(self, tmp_path, refs=None, results=None):
         self.tmp = tmp_path
         self.refs = refs or tmp_path / 'refs'
         if not self.refs.exists():
             shutil.copytree(REFERENCES, self.refs)
-        self.results = tmp_path / 'results'
+        self.results = results or tmp_path / 'results'
         self.earlier = self.results / 'local' / '20260101T000000'
         self.earlier.mkdir(parents=True)
         run_report(self.earlier / 'report.json', files=('cgsolver',), uuid='s-earlier')
@@ -117,6 +118,13 @@ class Store:
         )  # fmt: skip
         out, err = proc.communicate(timeout=600)
         return proc.returncode, out + err
+
+
+def references_check(refs):
+    return subprocess.run(
+        [tool('clusterbench'), 'references', 'check', '--references', str(refs)],
+        capture_output=True, text=True, cwd=PROJECT, timeout=300,
+    )  # fmt: skip
 
 
 def npb(*settings, bench='cg', tree=FAKE_TREE):
@@ -202,10 +210,7 @@ def test_01_unknown_check_in_a_reference_file(tmp_path):
     with open(path, 'a') as f:
         f.write('NoSuchCheck:\n  local:default:\n    x: [1.0, -0.1, 0.1, s]\n')
     store.before = hashes(store.refs, store.results)
-    result = subprocess.run(
-        [tool('clusterbench'), 'references', 'check', '--references', str(store.refs)],
-        capture_output=True, text=True, cwd=PROJECT, timeout=300,
-    )  # fmt: skip
+    result = references_check(store.refs)
     assert result.returncode == 1, result.stdout + result.stderr
     assert_line(
         result.stdout,
@@ -316,17 +321,52 @@ def test_03_to_08_a_test_that_cannot_measure_fails_naming_why(
             ]
 
 
-# --- 10. disk full while writing references ---------------------------------
+# --- 9. a node lost mid-run (the Slurm test cluster box) --------------------
 
 
-def test_10_disk_full_under_references_update_write(small_tmpfs, tmp_path):  # noqa: F811
-    refs = small_tmpfs / 'refs'
+@pytest.mark.skipif(
+    testing.unavailable() is not None, reason=str(testing.unavailable())
+)
+def test_09_a_node_lost_mid_run(clean, tmp_path):  # noqa: F811
+    store = Store(tmp_path)
+    proc = start(
+        tmp_path, '--system', 'box', '--config', testing.BOX_CONFIG,
+        '--checks', 'reframe_checks/fabric.py', '--results', str(store.results),
+        '--references', str(store.refs), '--',
+        '-n', '^FabricCheck$', '-p', '^gnu-openmpi$',
+        env={**clean.env(), **testing.POLL_ENV},
+    )  # fmt: skip
+    try:
+        # The MPI program's step is running on both nodes (a job merely
+        # allocated fails at launch instead: another case).
+        wait_for(
+            lambda: '.0' in slurm_output(clean, 'squeue', '-h', '-s', '-o', '%i'),
+            'the job step running on n1 and n2',
+            timeout=300,
+        )
+        faults.inject(clean, 'lost', 'n2')
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, out + err
+    assert_line(
+        out + err,
+        'FabricCheck on box:compute with gnu-openmpi: FAILED (sanity): job {NUM} '
+        'ended NODE_FAIL on n1,n2: a node of the job was lost',
+    )
+    store.assert_kept(new_session=True)
+
+
+# --- 10. disk full while writing results or references ---------------------
+
+
+def test_10_disk_full_under_references_update_write(small_disk, tmp_path):
+    refs = small_disk / 'refs'
     shutil.copytree(REFERENCES, refs)
     report = run_report(tmp_path / 'r.json', files=('hpcc',))
-    # Leave room for the new hpcc.yaml (2 kB), not for its provenance (29 kB).
-    vfs = os.statvfs(small_tmpfs)
-    with open(small_tmpfs / 'filler', 'wb') as f:
-        f.write(b'\0' * (vfs.f_bavail * vfs.f_frsize - 16384))
+    fill(small_disk, leave=16384)  # room for hpcc.yaml, not for its provenance
     store = Store(tmp_path, refs)
     result = update(refs, report)
     assert result.returncode == 2
@@ -334,6 +374,44 @@ def test_10_disk_full_under_references_update_write(small_tmpfs, tmp_path):  # n
         f'clusterbench: error: {reference_file(refs / "provenance", "hpcc")}: no '
         'space left on device; nothing was changed'
     ]
+    store.assert_kept()
+    check = references_check(refs)
+    assert check.returncode == 0, check.stdout
+
+
+def test_10_disk_full_under_run_results(small_disk, tmp_path):
+    store = Store(tmp_path, results=small_disk / 'results')
+    fill(small_disk, leave=0)
+    rc, out = store.run(*TINY, checks='reframe_checks/hpcc.py')
+    assert rc == 2, out
+    session = f'{store.results}/local/{{STAMP}}'
+    assert_line(
+        out,
+        f'clusterbench: error: {session}/report.json: not written: no space left on '
+        f'device ({session})',
+    )
+    store.assert_kept(new_session=True)
+    assert [p.parent for p in store.results.glob('local/*/report.json')] == [
+        store.earlier
+    ]
+
+
+def test_10_disk_full_under_report_output(small_disk, tmp_path):
+    store = Store(tmp_path)
+    output = small_disk / 'r.html'
+    output.write_text('the previous report')
+    fill(small_disk, leave=8192)  # room for the CSVs, not for the HTML
+    result = subprocess.run(
+        [tool('clusterbench'), 'report', str(store.earlier), '-o', str(output)],
+        capture_output=True, text=True, cwd=PROJECT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert_line(
+        result.stderr,
+        f'clusterbench: error: {output}: cannot write: no space left on device',
+    )
+    assert sorted(os.listdir(small_disk)) == ['filler', 'r.html']
+    assert output.read_text() == 'the previous report'
     store.assert_kept()
 
 
@@ -377,10 +455,7 @@ def test_11_kill_9_at_20_random_points_of_references_update_write(tmp_path):
             assert after[rel] in ((data, mode), new[rel]), (seed, k, rel)
             if rel.endswith('.yaml'):
                 yaml.load(after[rel][0], Loader=LOADER)
-        check = subprocess.run(
-            [tool('clusterbench'), 'references', 'check', '--references', str(work)],
-            capture_output=True, text=True, cwd=PROJECT, timeout=300,
-        )  # fmt: skip
+        check = references_check(work)
         assert check.returncode == 1, (seed, k, check.stdout)
         assert_line(check.stdout, f'interrupted update: {work}/{{ANY}}: {{REPAIR}}')
         shutil.rmtree(work)
@@ -408,9 +483,12 @@ def test_12_two_concurrent_references_updates_take_turns(tmp_path):
     while not (hold / 'paused').exists():
         assert first.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    second = update(store.refs, second_report, wait=False)
+    trace = tmp_path / 'second-trace'
+    second = update(store.refs, second_report, hook=f'trace:{trace}', wait=False)
     time.sleep(1.0)
-    assert second.poll() is None
+    # The first holds the lock half way through its writes: the second has
+    # not taken a single step.
+    assert second.poll() is None and not trace.exists()
     (hold / 'go').touch()
     outputs = [proc.communicate(timeout=60) for proc in (first, second)]
     assert [proc.returncode for proc in (first, second)] == [0, 0], outputs

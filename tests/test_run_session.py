@@ -85,11 +85,6 @@ def test_selection_options_are_read_as_reframe_reads_them():
 @pytest.mark.parametrize(
     'option, line',
     [
-        (
-            ['-p', 'nosuch'],
-            '-p nosuch: no programming environment of local matches (it has '
-            'gnu-mpich, gnu-openmpi); ReFrame ran no test',
-        ),
         (['-n', 'NoSuchCheck'], '-n NoSuchCheck: selected no test on local'),
     ],
 )
