@@ -32,7 +32,7 @@ from test_reftransaction import (
     run_report,
     update,
 )
-from test_run_session import ONE_CG, start, wait_for
+from test_run_session import ONE_CG, start, stopped_session, wait_for
 
 from clusterbench import refstore
 from clusterbench.testcluster import faults, testing
@@ -511,22 +511,12 @@ def test_12_two_concurrent_references_updates_take_turns(tmp_path):
 def test_13_a_second_run_session_on_the_node_is_refused_with_no_wait(tmp_path):
     store = Store(tmp_path)
     first_dir = tmp_path / 'first'
-    lock_file = tmp_path / 'locks' / f'clusterbench-run-{os.uname().nodename}.lock'
-    first = start(
-        tmp_path, '--results', str(first_dir), '--', *ONE_CG,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        wait_for(
-            lambda: lock_file.exists() and 'session' in lock_file.read_text(),
-            'the first session to take the lock',
-        )
-        os.kill(first.pid, signal.SIGSTOP)
+    with stopped_session(
+        tmp_path, first_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as (first, lock_file):
         rc, out = store.run(*ONE_CG, options=('--no-wait',), checks='reframe_checks')
-    finally:
-        os.kill(first.pid, signal.SIGCONT)
-        first.terminate()
-        first.wait(timeout=120)
+    first.terminate()
+    first.wait(timeout=120)
     assert rc == 2, out
     assert_line(
         out,

@@ -5,11 +5,10 @@ import csv
 import io
 import os
 import shutil
-import subprocess
 
 import pytest
 from conftest import PROJECT
-from rfm import only_case, reframe, tool
+from rfm import clusterbench, only_case, reframe
 
 from clusterbench import hwinfo, reflookup
 
@@ -43,14 +42,7 @@ def run(prefix, *args, cpuinfo=None, checks):
 
 
 def cli(*args, env=None):
-    return subprocess.run(
-        [tool('clusterbench'), *args],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+    return clusterbench(*args, env=env, timeout=300)
 
 
 def references(case):

@@ -8,17 +8,15 @@ ReFrame on ``local``. With ``CLUSTERBENCH_MIRROR`` pointing at a directory of
 the official tarballs, they are verified against the defaults.
 """
 
-import functools
-import http.server
 import os
 import shutil
 import socket
 import subprocess
 import tarfile
-import threading
 
 import pytest
 from conftest import PROJECT
+from loopback import serving, tarball_of
 from reframe.utility.cpuinfo import cpuinfo
 from rfm import CONFIG, reframe, tool
 
@@ -30,45 +28,6 @@ FAKE_STREAM = os.path.join(PROJECT, 'tests', 'data', 'fake_stream', 'stream.c')
 NPB_NAME = 'NPB3.4.3.tar.gz'
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, *args, requests, **kwargs):
-        self._requests = requests
-        super().__init__(*args, **kwargs)
-
-    def do_GET(self):
-        self._requests.append(('GET', self.path))
-        super().do_GET()
-
-    def do_HEAD(self):
-        self._requests.append(('HEAD', self.path))
-        super().do_HEAD()
-
-    def log_message(self, *args):
-        pass
-
-
-class LoopbackServer:
-    """http.server on 127.0.0.1 (a free port) serving *root*, counting requests."""
-
-    def __init__(self, root):
-        self.root = root
-        self.requests = []
-        handler = functools.partial(_Handler, directory=root, requests=self.requests)
-        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, name):
-        return f'http://127.0.0.1:{self.httpd.server_port}/{name}'
-
-    def gets(self, name):
-        return self.requests.count(('GET', f'/{name}'))
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture(autouse=True)
 def no_proxy_for_loopback(monkeypatch):
     # A proxy from the environment must not carry the loopback requests.
@@ -78,11 +37,8 @@ def no_proxy_for_loopback(monkeypatch):
 
 @pytest.fixture
 def server(tmp_path):
-    root = tmp_path / 'served'
-    root.mkdir()
-    srv = LoopbackServer(str(root))
-    yield srv
-    srv.stop()
+    with serving(tmp_path / 'served') as srv:
+        yield srv
 
 
 def closed_url(name):
@@ -95,9 +51,9 @@ def closed_url(name):
 
 def npb_tarball(directory):
     """An NPB-shaped release of the stand-in tree; returns (path, sha256)."""
-    path = os.path.join(directory, NPB_NAME)
-    with tarfile.open(path, 'w:gz') as tar:
-        tar.add(FAKE_NPB, arcname='NPB3.4.3/NPB3.4-MPI')
+    path = tarball_of(
+        FAKE_NPB, os.path.join(directory, NPB_NAME), 'NPB3.4.3/NPB3.4-MPI'
+    )
     return path, sources.sha256_of(path)
 
 
