@@ -93,6 +93,7 @@ class Store:
         self.earlier.mkdir(parents=True)
         run_report(self.earlier / 'report.json', files=('cgsolver',), uuid='s-earlier')
         self.before = hashes(self.refs, self.results)
+        self.earlier_tree = list(self.results.rglob('*'))
 
     def file(self, check):
         return reference_file(self.refs, check)
@@ -225,8 +226,18 @@ def test_01_unknown_check_in_a_reference_file(tmp_path):
 @pytest.mark.parametrize(
     'options, reframe_args, line',
     [
-        (('--system', 'nosuch'), (), '{ANY}nosuch{ANY}'),
-        (('--system', 'local:nosuch'), (), '{ANY}nosuch{ANY}'),
+        (
+            ('--system', 'nosuch'),
+            (),
+            'clusterbench: error: site_configs/nosuch.py: no such site config (run '
+            'from the project root or pass its path)',
+        ),
+        (
+            ('--system', 'local:nosuch'),
+            (),
+            'clusterbench: error: --system local:nosuch: local has no partition '
+            'nosuch in site_configs/local.py (it has default)',
+        ),
         (
             (),
             ('-p', 'nosuch'),
@@ -245,7 +256,13 @@ def test_02_unknown_system_partition_or_environment(
     )
     assert rc == 2, out
     assert_line(out, line)
-    store.assert_kept(new_session=True)
+    store.assert_kept(new_session=bool(reframe_args))
+    if not reframe_args:  # refused before ReFrame ran: no session directory
+        assert sorted(store.results.rglob('*')) == sorted(store.earlier_tree)
+    else:  # ReFrame ran and selected nothing: its log, no report
+        assert list(store.results.glob('local/*/report.json')) == [
+            store.earlier / 'report.json'
+        ]
 
 
 # --- 3.-8. through the NPB check and its fake tree ---------------------------
@@ -521,7 +538,8 @@ def test_13_a_second_run_session_on_the_node_is_refused_with_no_wait(tmp_path):
     assert_line(
         out,
         f'clusterbench: error: {os.uname().nodename} is measuring for another '
-        f'session (pid {first.pid}, session {first_dir}{{ANY}}; lock {lock_file}): '
+        f'session (pid {first.pid}, session {first_dir}/local/{{STAMP}}; lock '
+        f'{lock_file}): '
         'run again when it ends, or without --no-wait to wait for it',
     )
     store.assert_kept()
@@ -550,7 +568,11 @@ def test_14_html_in_a_report_is_escaped(tmp_path):
         capture_output=True, text=True, cwd=PROJECT, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    assert_line(result.stdout, f'wrote {html} {{ANY}}')
+    assert_line(
+        result.stdout,
+        f'wrote {html} (1 configuration(s), 5 figure(s), 0 plot(s)) and the CSVs in '
+        f'{tmp_path}/report-data/ in {{NUM}} s',
+    )
     text = html.read_text()
     assert evil not in text and '&lt;script&gt;alert(1)&lt;/script&gt;' in text
     store.assert_kept()
