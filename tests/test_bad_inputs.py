@@ -141,6 +141,19 @@ def failed(phase, reason):
     return f'NPBCheck on local:default with gnu-openmpi: FAILED ({phase}): {reason}'
 
 
+def programs_under(directory):
+    """Pids of the processes running a program under *directory*."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            exe = os.readlink(f'/proc/{pid}/exe')
+        except OSError:
+            continue
+        if exe.startswith(f'{directory}/'):
+            found.append(int(pid))
+    return found
+
+
 def fake_tree(tmp_path, before_init):
     """A copy of the fake NPB tree whose program does *before_init* first."""
     tree = tmp_path / 'fake_npb'
@@ -300,7 +313,7 @@ def test_02_unknown_system_partition_or_environment(
             'NPB exited with code 139 (see rfm_job.err)',
         ),
         (
-            ('-S', 'time_limit=5s'), 'cg', 'sleep(600);', {}, 'run',
+            ('-S', 'time_limit=5s'), 'cg', 'sleep(60);', {}, 'run',
             'job error: [jobid={NUM}] job timed out ({NUM}s > 5.0s)',
         ),
         (
@@ -321,7 +334,13 @@ def test_03_to_08_a_test_that_cannot_measure_fails_naming_why(
         tree = FAKE_TREE
     elif not tree.startswith('/'):
         tree = fake_tree(tmp_path, tree) if tree else ''
-    rc, out = store.run(*npb(*settings, bench=bench, tree=tree), env=env)
+    try:
+        rc, out = store.run(*npb(*settings, bench=bench, tree=tree), env=env)
+    finally:
+        # The ranks of a job ended at its time limit outlive it (mpirun is
+        # killed, they are not): end them here.
+        for pid in programs_under(tmp_path):
+            os.kill(pid, signal.SIGKILL)
     assert rc == 1, out
     assert_line(out, failed(phase, reason))
     store.assert_kept(new_session=True)
