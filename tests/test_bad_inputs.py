@@ -22,7 +22,12 @@ import pytest
 import yaml
 from conftest import PROJECT, fill
 from rfm import reference_file, tool
-from test_acceptance_cluster import box, clean, slurm_output  # noqa: F401
+from test_acceptance_cluster import (  # noqa: F401 (fixtures)
+    box,
+    clean,
+    lose_node_while,
+    slurm_output,
+)
 from test_npb_check import FAKE_TREE, _closed_port
 from test_reference_file_errors import TINY, broken_copy
 from test_reftransaction import (
@@ -32,10 +37,10 @@ from test_reftransaction import (
     run_report,
     update,
 )
-from test_run_session import ONE_CG, start, stopped_session, wait_for
+from test_run_session import ONE_CG, start, stopped_session
 
 from clusterbench import refstore
-from clusterbench.testcluster import faults, testing
+from clusterbench.testcluster import testing
 
 pytestmark = pytest.mark.integration
 
@@ -372,20 +377,15 @@ def test_09_a_node_lost_mid_run(clean, tmp_path):  # noqa: F811
         '-n', '^FabricCheck$', '-p', '^gnu-openmpi$',
         env={**clean.env(), **testing.POLL_ENV},
     )  # fmt: skip
-    try:
-        # The MPI program's step is running on both nodes (a job merely
-        # allocated fails at launch instead: another case).
-        wait_for(
-            lambda: '.0' in slurm_output(clean, 'squeue', '-h', '-s', '-o', '%i'),
-            'the job step running on n1 and n2',
-            timeout=300,
-        )
-        faults.inject(clean, 'lost', 'n2')
-        out, err = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    # The MPI program's step is running on both nodes (a job merely
+    # allocated fails at launch instead: another case).
+    out, err = lose_node_while(
+        clean,
+        proc,
+        lambda: '.0' in slurm_output(clean, 'squeue', '-h', '-s', '-o', '%i'),
+        'the job step running on n1 and n2',
+        timeout=300,
+    )
     assert proc.returncode == 1, out + err
     assert_line(
         out + err,

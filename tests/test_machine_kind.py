@@ -173,28 +173,18 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     refs = tmp_path / 'refs'
     shutil.copytree(REFERENCES, refs)
     before = (refs / 'hpcc.yaml').read_text()
-    dry = cli(
-        'references',
-        'update',
-        '--from',
-        str(prefix / 'report.json'),
-        '--directory',
-        str(refs),
-    )
+
+    def update(*more):
+        report = prefix / 'report.json'
+        return cli('references', 'update', '--from', report, '--directory', refs, *more)
+
+    dry = update()
     assert dry.returncode == 0, dry.stderr
     lines = [x for x in dry.stdout.splitlines() if x[:2] in ('+ ', '~ ', '= ')]
     assert lines
     # Only new entries under N=1152: nothing of the default size changes.
     assert all(x.startswith('+ HPCCCheck') and ' > 1152 > ' in x for x in lines), lines
-    wrote = cli(
-        'references',
-        'update',
-        '--from',
-        str(prefix / 'report.json'),
-        '--directory',
-        str(refs),
-        '--write',
-    )
+    wrote = update('--write')
     assert wrote.returncode == 0, wrote.stderr
     import yaml
 

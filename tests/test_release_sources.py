@@ -57,6 +57,13 @@ def npb_tarball(directory):
     return path, sources.sha256_of(path)
 
 
+def npb_mirror(tmp_path):
+    """A mirror directory holding the NPB-shaped release: (directory, sha256)."""
+    mirror = tmp_path / 'mirror'
+    mirror.mkdir()
+    return mirror, npb_tarball(str(mirror))[1]
+
+
 def stream_file(directory):
     path = os.path.join(directory, 'stream.c')
     with open(FAKE_STREAM) as src, open(path, 'w') as dst:
@@ -94,9 +101,7 @@ def test_a_tampered_tarball_is_refused_in_one_line_and_not_kept(server, tmp_path
 
 
 def test_the_mirror_works_with_no_server(tmp_path):
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     url = closed_url(NPB_NAME)
     assert (
         sources.reachable(url, sha, cache=str(tmp_path / 'c'), mirror=str(mirror)) == ''
@@ -108,9 +113,7 @@ def test_the_mirror_works_with_no_server(tmp_path):
 
 
 def test_a_tampered_mirror_file_is_named(tmp_path):
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     (mirror / NPB_NAME).write_bytes(b'not the release')
     with pytest.raises(sources.ChecksumMismatch, match=f'mirror {mirror}'):
         sources.fetch(
@@ -283,9 +286,7 @@ def test_npb_from_a_tampered_release_is_refused_and_nothing_built(server, tmp_pa
 
 @pytest.mark.integration
 def test_npb_from_the_mirror_with_no_server(tmp_path):
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     rc, out, cases = _run(
         tmp_path / 's',
         'reframe_checks/npb.py',
@@ -447,9 +448,7 @@ def test_mirror_check_names_what_is_missing_and_bad_options(tmp_path):
 def test_a_spack_session_without_spack_builds_npb_from_its_release(tmp_path):
     if shutil.which('spack'):
         pytest.skip('spack is on PATH here')
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     rc, out, cases = _run(
         tmp_path / 's',
         'reframe_checks/npb.py',
