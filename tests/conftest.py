@@ -6,6 +6,7 @@ at start: a checkout without its data must not pass with those tests gone.
 """
 
 import os
+import subprocess
 
 import pytest
 
@@ -47,3 +48,37 @@ def fixtures_dir():
 def read(path):
     with open(path) as f:
         return f.read()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs of our own, unmounted afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip('mounting a tmpfs needs root')
+    mount = tmp_path / 'small'
+    mount.mkdir()
+    done = subprocess.run(
+        ['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', str(mount)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        pytest.skip(f'cannot mount a tmpfs here: {done.stderr.strip()}')
+    try:
+        yield mount
+    finally:
+        subprocess.run(['umount', str(mount)], check=True)
+
+
+def fill(mount, leave):
+    """Fill *mount* until *leave* bytes are free."""
+    with open(mount / 'filler', 'wb') as f:
+        while True:
+            free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+            if free <= leave:
+                break
+            try:
+                f.write(b'\0' * min(65536, free - leave))
+                f.flush()
+            except OSError:
+                break

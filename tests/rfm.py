@@ -4,12 +4,37 @@ import os
 import subprocess
 import sys
 
+import yaml
 from conftest import PROJECT
 
 from clusterbench.testcluster.testing import run_reframe
 
 BIN = os.path.dirname(sys.executable)
 CONFIG = os.path.join(PROJECT, 'site_configs', 'local.py')
+#: Where a check's reference file is in a reference directory, as messages
+#: name it (the one place to change when the layout changes).
+REFERENCE_FILE = '{refs}/{system}/{check}.yaml'
+
+
+def reference_file(refs, check, system='local'):
+    return REFERENCE_FILE.format(refs=refs, check=check, system=system)
+
+
+def classic_cg_references(refs, **figures):
+    """A reference directory *refs* of one file: the classic CG solver on
+    local:default with gnu-openmpi, *figures* (name: [value, lower, upper, unit])."""
+    path = reference_file(refs, 'cgsolver')
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    index = ['$partition', '$environ', 'variant']
+    body = {'local:default': {'gnu-openmpi': {'classic': figures}}}
+    with open(path, 'w') as f:
+        yaml.safe_dump(
+            {'CGSolverCheck': {'$index': index, **body}},
+            f,
+            sort_keys=False,
+            default_flow_style=None,
+        )
+    return path
 
 
 def tool(name):
@@ -42,14 +67,25 @@ def reframe(
     return run_reframe(CONFIG, prefix, *args, checks=[checks], env=env, timeout=timeout)
 
 
-def clusterbench(*args, timeout=900):
+def captured(cmd, timeout=900, env=None, cwd=PROJECT, **kwargs):
+    """*cmd* run to its end from *cwd*: the completed process, its output as
+    text; *env* is added to this process's environment (None: removed)."""
+    env = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}
     return subprocess.run(
-        [tool('clusterbench'), *args],
+        [str(part) for part in cmd],
         capture_output=True,
         text=True,
-        cwd=PROJECT,
+        check=False,
         timeout=timeout,
+        cwd=cwd,
+        env=env,
+        **kwargs,
     )
+
+
+def clusterbench(*args, timeout=900, env=None):
+    """The `clusterbench` command of this environment, from the project root."""
+    return captured([tool('clusterbench'), *args], timeout=timeout, env=env)
 
 
 def only_case(report):

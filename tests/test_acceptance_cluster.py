@@ -111,6 +111,23 @@ def battery(box, prefix, *extra):
     return proc
 
 
+def lose_node_while(box, proc, running, what, node='n2', timeout=120):
+    """Once *running*() is true, kill *node* (the fault 'lost'); the output of
+    *proc* once it has ended (killed if it does not end in time)."""
+    deadline = time.monotonic() + timeout
+    try:
+        while not running():
+            if time.monotonic() > deadline:
+                pytest.fail(f'timed out waiting for {what}')
+            time.sleep(0.2)
+        faults.inject(box, 'lost', node)
+        return proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def node_table(prefix):
     cases = reports.load([os.path.join(prefix, 'nodes', 'report.json')])
     spec = reports.acceptance_spec(cases)
@@ -319,29 +336,13 @@ def test_a_node_lost_mid_run_is_reported_and_the_others_kept(clean, tmp_path):
     run = subprocess.Popen(
         cmd, cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    try:
-        # Wait for a battery job to run on n2, then pull the plug on n2.
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            queue = subprocess.run(
-                ['squeue', '-h', '-t', 'R', '-w', 'n2', '-o', '%i'],
-                capture_output=True,
-                text=True,
-                env=clean.env(),
-                timeout=30,
-                check=False,
-            )
-            if queue.stdout.strip():
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail('no battery job ever ran on n2')
-        faults.inject(clean, 'lost', 'n2')
-        out, _ = run.communicate(timeout=400)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
+
+    def on_n2():
+        queue = slurm_output(clean, 'squeue', '-h', '-t', 'R', '-w', 'n2', '-o', '%i')
+        return bool(queue.strip())
+
+    # Wait for a battery job to run on n2, then pull the plug on n2.
+    out, _ = lose_node_while(clean, run, on_n2, 'a battery job running on n2')
     text = out.decode(errors='replace')
     assert run.returncode == 1, text
     verdicts, table = node_table(tmp_path)

@@ -3,10 +3,10 @@ where the run is an error: a checkout without its data must not pass."""
 
 import os
 import shutil
-import subprocess
 import sys
 
 from conftest import PROJECT, fixtures_required
+from rfm import captured
 
 
 def _checkout_without_fixtures(tmp_path):
@@ -24,15 +24,10 @@ def _checkout_without_fixtures(tmp_path):
 
 
 def _pytest(tests, ci):
-    env = {k: v for k, v in os.environ.items() if k != 'CI'}
-    if ci is not None:
-        env['CI'] = ci
-    return subprocess.run(
-        [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', str(tests)],
+    return captured(
+        [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', tests],
         cwd=tests,
-        env=env,
-        capture_output=True,
-        text=True,
+        env={'CI': ci},  # None: not set
         timeout=120,
     )
 

@@ -2,11 +2,9 @@
 problem, nothing left half-written (issue 22, item 5)."""
 
 import json
-import os
 import subprocess
 
 import pytest
-from conftest import PROJECT
 from rfm import clusterbench, tool
 
 
@@ -133,78 +131,3 @@ def test_a_perfvalue_given_as_a_string(tmp_path):
             'expected a number',
         )
     assert not (tmp_path / 'r.html').exists()
-
-
-# ------------------------------------------------------------- full disk
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 1 MiB tmpfs of our own, unmounted afterwards."""
-    if os.geteuid() != 0:
-        pytest.skip('mounting a tmpfs needs root')
-    mount = tmp_path / 'small'
-    mount.mkdir()
-    done = subprocess.run(
-        ['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', str(mount)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        pytest.skip(f'cannot mount a tmpfs here: {done.stderr.strip()}')
-    try:
-        yield mount
-    finally:
-        subprocess.run(['umount', str(mount)], check=True)
-
-
-def fill(mount, leave):
-    """Fill *mount* until *leave* bytes are free."""
-    with open(mount / 'filler', 'wb') as f:
-        while True:
-            free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
-            if free <= leave:
-                break
-            try:
-                f.write(b'\0' * min(65536, free - leave))
-                f.flush()
-            except OSError:
-                break
-
-
-def test_report_on_a_full_disk_leaves_nothing_half_written(tmp_path, small_disk):
-    source = report(tmp_path)
-    output = small_disk / 'r.html'
-    output.write_text('the previous report')
-    fill(small_disk, leave=8192)  # room for the CSVs, not for the HTML
-    result = clusterbench('report', str(source), '-o', str(output))
-    one_line_error(result, 'no space left on device', str(small_disk))
-    assert sorted(os.listdir(small_disk)) == ['filler', 'r.html']
-    assert output.read_text() == 'the previous report'
-
-
-@pytest.mark.integration
-def test_run_on_a_full_disk_names_it_and_leaves_no_empty_report(small_disk):
-    fill(small_disk, leave=0)
-    result = subprocess.run(
-        [
-            tool('clusterbench'),
-            'run',
-            '--results',
-            str(small_disk),
-            '--',
-            '-n',
-            '^HPCCCheck$',
-            '-S',
-            'hpl_n=960',
-            '-S',
-            'hpl_nb=96',
-        ],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        timeout=600,
-        env={**os.environ, 'RFM_SQLITE_DB_FILE': str(small_disk.parent / 'r.db')},
-    )
-    one_line_error(result, 'report.json: not written: no space left on device')
-    assert not list(small_disk.glob('local/*/report.json'))

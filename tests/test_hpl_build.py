@@ -8,12 +8,11 @@ itself. Skipped cleanly without it.
 """
 
 import os
-import tarfile
 
 import pytest
 from conftest import PROJECT
+from loopback import serving, tarball_of
 from rfm import reframe
-from test_release_sources import LoopbackServer
 
 from clusterbench.bench import hpl_makearch, sources
 from clusterbench.core.errors import ClusterbenchError
@@ -72,12 +71,8 @@ def _make_file(case):
 @needs_hpl
 def test_hpl_builds_from_its_release_and_passes_its_residual_check(tmp_path):
     served = tmp_path / 'served'
-    served.mkdir()
-    tarball = served / 'hpl-2.3.tar.gz'
-    with tarfile.open(tarball, 'w:gz') as tar:
-        tar.add(HPL_SOURCE, arcname='hpl-2.3')
-    server = LoopbackServer(str(served))
-    try:
+    with serving(served) as server:
+        tarball = tarball_of(HPL_SOURCE, served / 'hpl-2.3.tar.gz', 'hpl-2.3')
         rc, out, report = reframe(
             tmp_path / 's',
             '-S', f'hpl_url={server.url("hpl-2.3.tar.gz")}',
@@ -87,8 +82,6 @@ def test_hpl_builds_from_its_release_and_passes_its_residual_check(tmp_path):
             env={'CLUSTERBENCH_CACHE': str(tmp_path / 'cache'),
                  'CLUSTERBENCH_MIRROR': ''},
         )  # fmt: skip
-    finally:
-        server.stop()
     assert report is not None and rc == 0, out
     case = _only_check(report)
     assert case['result'] == 'pass', case['fail_reason']

@@ -15,6 +15,7 @@ import sysconfig
 
 import pytest
 from conftest import PROJECT
+from rfm import captured
 
 SETUP = os.path.join(PROJECT, 'scripts', 'setup.sh')
 #: Only the tests need these; `make run` must not install them.
@@ -30,13 +31,7 @@ TEST_ONLY = {
 
 
 def profile(name):
-    proc = subprocess.run(
-        ['bash', SETUP, name, '--list'],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=30,
-    )
+    proc = captured(['bash', SETUP, name, '--list'], timeout=30)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split()
 
@@ -67,9 +62,7 @@ def test_test_profile_adds_the_test_only_packages():
 
 
 def test_setup_refuses_an_unknown_profile():
-    proc = subprocess.run(
-        ['bash', SETUP, 'everything'], capture_output=True, text=True, check=False
-    )
+    proc = captured(['bash', SETUP, 'everything'], timeout=30)
     assert proc.returncode == 2
     assert proc.stderr.strip() == f'usage: {SETUP} run|test [--list]'
 
@@ -112,14 +105,12 @@ def installed(tmp_path_factory):
     source = tmp / 'checkout'
     _copy_checkout(source)
     env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    build = subprocess.run(
+    no_path = {'PYTHONPATH': None}
+    build = captured(
         [sys.executable, '-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation']
-        + ['-q', '-w', str(tmp / 'dist'), str(source)],
-        capture_output=True,
-        text=True,
-        env=env,
+        + ['-q', '-w', tmp / 'dist', source],
+        env=no_path,
         cwd=tmp,
-        check=False,
         timeout=300,
     )
     assert build.returncode == 0, build.stderr
@@ -131,13 +122,10 @@ def installed(tmp_path_factory):
         timeout=120,
     )
     python = venv / 'bin' / 'python'
-    install = subprocess.run(
-        [sys.executable, '-m', 'pip', '--python', str(python), 'install', '-q']
-        + ['--no-deps', '--no-index', str(wheel)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
+    install = captured(
+        [sys.executable, '-m', 'pip', '--python', python, 'install', '-q']
+        + ['--no-deps', '--no-index', wheel],
+        env=no_path,
         timeout=300,
     )
     assert install.returncode == 0, install.stderr
@@ -145,12 +133,11 @@ def installed(tmp_path_factory):
     # entry after the fresh venv's own site-packages, so the wheel's
     # clusterbench comes first (the project's editable install is not seen:
     # .pth files of an appended path are not read).
-    site = subprocess.run(
-        [str(python), '-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'],
-        capture_output=True,
-        text=True,
-        check=True,
+    site = captured(
+        [python, '-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'],
+        timeout=60,
     ).stdout.strip()
+    assert site
     with open(os.path.join(site, 'project-venv-deps.pth'), 'w') as f:
         f.write(sysconfig.get_path('purelib') + '\n')
     # What pip writes for reframe's console script, for the fresh venv.
@@ -169,15 +156,9 @@ def installed(tmp_path_factory):
 def _run(installed, *cmd):
     venv, env, outside = installed
     env = {**env, 'PATH': f'{venv / "bin"}:{env["PATH"]}'}
-    return subprocess.run(
-        list(cmd),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=outside,
-        check=False,
-        timeout=300,
-    )
+    # Only the fresh venv's environment (env is complete: none of this one's).
+    env.update({k: None for k in os.environ if k not in env})
+    return captured(list(cmd), env=env, cwd=outside, timeout=300)
 
 
 def test_installed_wheel_runs_from_outside_the_source_tree(installed):

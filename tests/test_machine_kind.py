@@ -5,11 +5,10 @@ import csv
 import io
 import os
 import shutil
-import subprocess
 
 import pytest
 from conftest import PROJECT
-from rfm import only_case, reframe, tool
+from rfm import clusterbench, only_case, reframe
 
 from clusterbench.machine import hwinfo
 from clusterbench.references import lookup as reflookup
@@ -44,14 +43,7 @@ def run(prefix, *args, cpuinfo=None, checks):
 
 
 def cli(*args, env=None):
-    return subprocess.run(
-        [tool('clusterbench'), *args],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+    return clusterbench(*args, env=env, timeout=300)
 
 
 def references(case):
@@ -202,28 +194,18 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     refs = tmp_path / 'refs'
     shutil.copytree(REFERENCES, refs)
     before = (refs / 'local' / 'hpcc.yaml').read_text()
-    dry = cli(
-        'references',
-        'update',
-        '--from',
-        str(prefix / 'report.json'),
-        '--directory',
-        str(refs),
-    )
+
+    def update(*more):
+        report = prefix / 'report.json'
+        return cli('references', 'update', '--from', report, '--directory', refs, *more)
+
+    dry = update()
     assert dry.returncode == 0, dry.stderr
     lines = [x for x in dry.stdout.splitlines() if x[:2] in ('+ ', '~ ', '= ')]
     assert lines
     # Only new entries under N=1152: nothing of the default size changes.
     assert all(x.startswith('+ HPCCCheck') and ' > 1152 > ' in x for x in lines), lines
-    wrote = cli(
-        'references',
-        'update',
-        '--from',
-        str(prefix / 'report.json'),
-        '--directory',
-        str(refs),
-        '--write',
-    )
+    wrote = update('--write')
     assert wrote.returncode == 0, wrote.stderr
     import yaml
 

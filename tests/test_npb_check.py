@@ -167,7 +167,6 @@ def test_makedef_comes_from_the_programming_environment(fake_session):
 @pytest.mark.parametrize(
     'env, reason',
     [
-        ({'FAKE_NPB_VERIFY': 'UNSUCCESSFUL'}, 'NPB verification UNSUCCESSFUL'),
         # NPB says SUCCESSFUL, but zeta is not the official one of class S.
         ({'FAKE_NPB_ZETA': '0.8597177517865E+01'}, 'is not the official value'),
     ],
@@ -205,33 +204,6 @@ def test_an_invalid_process_count_given_explicitly_fails_naming_it(tmp_path):
     assert rows['lu'].reason.startswith(
         'npb_ranks=3: LU needs a process count x*y with y <= x <= 2y'
     )
-
-
-@pytest.mark.parametrize(
-    'setting, phase, reason',
-    [
-        (
-            'npb_class=Z',
-            'setup',
-            "NPBProvided %benchmark=cg failed: npb_class=Z: unknown NPB class 'Z' "
-            '(one of S W A B C D E F)',
-        ),
-        (
-            'npb_source=/nonexistent',
-            'setup',
-            'NPBProvided %benchmark=cg failed: /nonexistent: NPB source tree not found',
-        ),
-    ],
-)
-def test_bad_settings_fail_and_the_row_says_why(tmp_path, setting, phase, reason):
-    rc, out, report = npb_run(
-        tmp_path, '-S', setting, '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
-    )  # fmt: skip
-    assert rc != 0, out
-    (build,) = cases(report, fixtures=True).values()
-    assert build['result'] == 'fail'
-    (row,) = failure_rows(tmp_path)
-    assert (row.phase, row.reason) == (phase, reason)
 
 
 def test_defaults_npb_excludes_are_skipped_with_the_reason_on_the_row(tmp_path):

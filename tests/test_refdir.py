@@ -6,12 +6,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
+import rfm
 import yaml
 from conftest import PROJECT
-from rfm import tool
 
 from clusterbench.references import update as refupdate
 
@@ -21,15 +20,9 @@ HPL_VALUE = re.compile(r'(hpl: \[)[^,\]]+,')
 
 
 def clusterbench(*args, env=None):
-    environ = {k: v for k, v in os.environ.items() if k != 'RFM_REFERENCE_PREFIX'}
-    return subprocess.run(
-        [tool('clusterbench'), *args],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        env={**environ, **(env or {})},
-        timeout=900,
-    )
+    # Each test names its reference directory itself: none inherited.
+    environ = {'RFM_REFERENCE_PREFIX': None, **(env or {})}
+    return rfm.clusterbench(*args, env=environ)
 
 
 def altered_copy(path, hpl):

@@ -81,33 +81,6 @@ def test_plain_reframe_fails_the_test_in_setup(tmp_path, what):
     assert 'Traceback' not in out
 
 
-def test_clusterbench_run_fails_naming_file_and_line(tmp_path):
-    refs = broken_copy(tmp_path, 'bracket')
-    result = subprocess.run(
-        [
-            tool('clusterbench'),
-            'run',
-            '--results',
-            str(tmp_path / 'results'),
-            '--',
-            *TINY,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        timeout=600,
-        env={
-            **os.environ,
-            'RFM_REFERENCE_PREFIX': str(refs),
-            'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
-        },
-    )
-    out = result.stdout + result.stderr
-    assert result.returncode != 0, out
-    assert f'{refs}/local/{BROKEN["bracket"][1]}' in out
-    assert 'Traceback' not in out
-
-
 def test_the_project_file_is_named_relative_to_the_project(tmp_path):
     # Without RFM_REFERENCE_PREFIX the checks read reference_data/ beside
     # reframe_checks/: a copy of both shows the path as a user types it.

@@ -8,17 +8,15 @@ ReFrame on ``local``. With ``CLUSTERBENCH_MIRROR`` pointing at a directory of
 the official tarballs, they are verified against the defaults.
 """
 
-import functools
-import http.server
 import os
 import shutil
 import socket
 import subprocess
 import tarfile
-import threading
 
 import pytest
 from conftest import PROJECT
+from loopback import serving, tarball_of
 from reframe.utility.cpuinfo import cpuinfo
 from rfm import CONFIG, reframe, tool
 
@@ -31,45 +29,6 @@ FAKE_STREAM = os.path.join(PROJECT, 'tests', 'data', 'fake_stream', 'stream.c')
 NPB_NAME = 'NPB3.4.3.tar.gz'
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, *args, requests, **kwargs):
-        self._requests = requests
-        super().__init__(*args, **kwargs)
-
-    def do_GET(self):
-        self._requests.append(('GET', self.path))
-        super().do_GET()
-
-    def do_HEAD(self):
-        self._requests.append(('HEAD', self.path))
-        super().do_HEAD()
-
-    def log_message(self, *args):
-        pass
-
-
-class LoopbackServer:
-    """http.server on 127.0.0.1 (a free port) serving *root*, counting requests."""
-
-    def __init__(self, root):
-        self.root = root
-        self.requests = []
-        handler = functools.partial(_Handler, directory=root, requests=self.requests)
-        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, name):
-        return f'http://127.0.0.1:{self.httpd.server_port}/{name}'
-
-    def gets(self, name):
-        return self.requests.count(('GET', f'/{name}'))
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture(autouse=True)
 def no_proxy_for_loopback(monkeypatch):
     # A proxy from the environment must not carry the loopback requests.
@@ -79,11 +38,8 @@ def no_proxy_for_loopback(monkeypatch):
 
 @pytest.fixture
 def server(tmp_path):
-    root = tmp_path / 'served'
-    root.mkdir()
-    srv = LoopbackServer(str(root))
-    yield srv
-    srv.stop()
+    with serving(tmp_path / 'served') as srv:
+        yield srv
 
 
 def closed_url(name):
@@ -96,10 +52,17 @@ def closed_url(name):
 
 def npb_tarball(directory):
     """An NPB-shaped release of the stand-in tree; returns (path, sha256)."""
-    path = os.path.join(directory, NPB_NAME)
-    with tarfile.open(path, 'w:gz') as tar:
-        tar.add(FAKE_NPB, arcname='NPB3.4.3/NPB3.4-MPI')
+    path = tarball_of(
+        FAKE_NPB, os.path.join(directory, NPB_NAME), 'NPB3.4.3/NPB3.4-MPI'
+    )
     return path, sources.sha256_of(path)
+
+
+def npb_mirror(tmp_path):
+    """A mirror directory holding the NPB-shaped release: (directory, sha256)."""
+    mirror = tmp_path / 'mirror'
+    mirror.mkdir()
+    return mirror, npb_tarball(str(mirror))[1]
 
 
 def stream_file(directory):
@@ -139,9 +102,7 @@ def test_a_tampered_tarball_is_refused_in_one_line_and_not_kept(server, tmp_path
 
 
 def test_the_mirror_works_with_no_server(tmp_path):
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     url = closed_url(NPB_NAME)
     assert (
         sources.reachable(url, sha, cache=str(tmp_path / 'c'), mirror=str(mirror)) == ''
@@ -153,9 +114,7 @@ def test_the_mirror_works_with_no_server(tmp_path):
 
 
 def test_a_tampered_mirror_file_is_named(tmp_path):
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     (mirror / NPB_NAME).write_bytes(b'not the release')
     with pytest.raises(sources.ChecksumMismatch, match=f'mirror {mirror}'):
         sources.fetch(
@@ -328,9 +287,7 @@ def test_npb_from_a_tampered_release_is_refused_and_nothing_built(server, tmp_pa
 
 @pytest.mark.integration
 def test_npb_from_the_mirror_with_no_server(tmp_path):
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     rc, out, cases = _run(
         tmp_path / 's',
         'reframe_checks/npb.py',
@@ -492,9 +449,7 @@ def test_mirror_check_names_what_is_missing_and_bad_options(tmp_path):
 def test_a_spack_session_without_spack_builds_npb_from_its_release(tmp_path):
     if shutil.which('spack'):
         pytest.skip('spack is on PATH here')
-    mirror = tmp_path / 'mirror'
-    mirror.mkdir()
-    _, sha = npb_tarball(str(mirror))
+    mirror, sha = npb_mirror(tmp_path)
     rc, out, cases = _run(
         tmp_path / 's',
         'reframe_checks/npb.py',

@@ -23,7 +23,7 @@ import urllib.request
 
 import pytest
 from conftest import PROJECT
-from rfm import reframe
+from rfm import captured, reframe
 from test_report_runs import runs  # noqa: F401  (the session's real runs)
 
 pytestmark = pytest.mark.integration
@@ -218,24 +218,11 @@ def test_report_of_real_runs_in_a_browser(runs, browser, tmp_path):  # noqa: F81
         env={'RFM_SQLITE_DB_FILE': str(db)},
     )
     assert second is not None, second_out
-    env = {**os.environ, 'RFM_SQLITE_DB_FILE': str(db)}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            '-m',
-            'clusterbench.report',
-            report,
-            '--history',
-            'now-1d:now',
-            '-o',
-            str(out),
-            '--title',
-            'clusterbench e2e: local Open MPI vs MPICH',
-        ],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        env=env,
+    proc = captured(
+        [sys.executable, '-m', 'clusterbench.report', report]
+        + ['--history', 'now-1d:now', '-o', out]
+        + ['--title', 'clusterbench e2e: local Open MPI vs MPICH'],
+        env={'RFM_SQLITE_DB_FILE': db},
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr

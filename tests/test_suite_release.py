@@ -10,12 +10,11 @@ github.com/intel/mpi-benchmarks), a tarball of it is built and run for real.
 """
 
 import os
-import tarfile
 
 import pytest
 from conftest import read
+from loopback import serving, tarball_of
 from rfm import reframe
-from test_release_sources import LoopbackServer
 
 from clusterbench.bench import sources
 from clusterbench.parsers import imb
@@ -64,9 +63,9 @@ def osu_release(directory, fixtures_dir):
         source = os.path.join(fixtures_dir, 'osu', f'{bench}.out')
         with open(os.path.join(top, 'stand-ins', bench), 'w') as f:
             f.write(PLAY_BACK.format(name=bench, source=source))
-    path = os.path.join(directory, OSU_NAME)
-    with tarfile.open(path, 'w:gz') as tar:
-        tar.add(top, arcname='osu-micro-benchmarks-7.4')
+    path = tarball_of(
+        top, os.path.join(directory, OSU_NAME), 'osu-micro-benchmarks-7.4'
+    )
     return path, sources.sha256_of(path)
 
 
@@ -76,10 +75,8 @@ def _cases(report):
 
 def test_osu_is_built_from_its_release_per_environment(tmp_path, fixtures_dir):
     served = tmp_path / 'served'
-    served.mkdir()
-    _, sha = osu_release(str(served), fixtures_dir)
-    server = LoopbackServer(str(served))
-    try:
+    with serving(served) as server:
+        _, sha = osu_release(str(served), fixtures_dir)
         rc, out, report = reframe(
             tmp_path / 's', *OSU_NAMES,
             '-S', f'osu_url={server.url(OSU_NAME)}', '-S', f'osu_sha256={sha}',
@@ -88,8 +85,6 @@ def test_osu_is_built_from_its_release_per_environment(tmp_path, fixtures_dir):
             env={**NO_PREFIX, 'CLUSTERBENCH_CACHE': str(tmp_path / 'cache'),
                  'no_proxy': '127.0.0.1'},
         )  # fmt: skip
-    finally:
-        server.stop()
     assert report is not None and rc == 0, out
     assert server.gets(OSU_NAME) == 1
     (build,) = [c for c in _cases(report) if c['name'].startswith('OSUBuild')]
@@ -131,12 +126,9 @@ IMB_SOURCE = os.environ.get('CLUSTERBENCH_IMB_SOURCE')
 )
 def test_real_imb_is_built_from_a_release_and_runs(tmp_path):
     served = tmp_path / 'served'
-    served.mkdir()
-    tarball = served / 'IMB-v2021.7.tar.gz'
-    with tarfile.open(tarball, 'w:gz') as tar:
-        tar.add(IMB_SOURCE, arcname='mpi-benchmarks-IMB-v2021.7')
-    server = LoopbackServer(str(served))
-    try:
+    with serving(served) as server:
+        tarball = served / 'IMB-v2021.7.tar.gz'
+        tarball_of(IMB_SOURCE, tarball, 'mpi-benchmarks-IMB-v2021.7')
         rc, out, report = reframe(
             tmp_path / 's', '-n', 'IMBCollectiveCheck',
             '-S', f'imb_url={server.url(tarball.name)}',
@@ -148,8 +140,6 @@ def test_real_imb_is_built_from_a_release_and_runs(tmp_path):
                  'no_proxy': '127.0.0.1'},
             timeout=1800,
         )  # fmt: skip
-    finally:
-        server.stop()
     assert report is not None and rc == 0, out
     (case,) = [c for c in _cases(report) if not c['fixture']]
     assert case['result'] == 'pass', case['fail_reason']

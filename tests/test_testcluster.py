@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import PROJECT
+from rfm import captured
 
 from clusterbench.testcluster import cluster, faults, testing
 
@@ -21,14 +21,10 @@ pytestmark = [
 
 
 def cli(*args, env=None, timeout=120):
-    return subprocess.run(
+    return captured(
         [sys.executable, '-m', 'clusterbench.testcluster', *args],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        env={**os.environ, **(env or {})},
+        env=env,
         timeout=timeout,
-        check=False,
     )
 
 

@@ -16,20 +16,11 @@ import subprocess
 
 import pytest
 from conftest import PROJECT
-from rfm import reframe, tool
+from rfm import classic_cg_references, reframe, tool
 
 from clusterbench.judging import trend, verdict
 
 pytestmark = pytest.mark.integration
-
-REFS = """\
-CGSolverCheck:
-  $index: [$partition, $environ, variant]
-  'local:default':
-    gnu-openmpi:
-      classic:
-        iterations: [59.0, -0.03, 0.03, iterations]
-"""
 
 SELECT = (
     '-n',
@@ -44,8 +35,7 @@ SELECT = (
 @pytest.fixture(scope='module')
 def history(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('trend')
-    (tmp / 'refs' / 'local').mkdir(parents=True)
-    (tmp / 'refs' / 'local' / 'cgsolver.yaml').write_text(REFS)
+    classic_cg_references(tmp / 'refs', iterations=[59.0, -0.03, 0.03, 'iterations'])
     db = tmp / 'results.db'
     env = {'RFM_SQLITE_DB_FILE': str(db), 'RFM_REFERENCE_PREFIX': str(tmp / 'refs')}
     uuids = []

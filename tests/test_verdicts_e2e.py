@@ -9,28 +9,12 @@ INCONCLUSIVE: 41 % off, inside a band that cannot judge it.
 """
 
 import json
-import os
-import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import PROJECT
-from rfm import tool
+from rfm import classic_cg_references, clusterbench
 
 pytestmark = pytest.mark.integration
-
-REFS = """\
-CGSolverCheck:
-  $index: [$partition, $environ, variant]
-  'local:default':
-    gnu-openmpi:
-      classic:
-        gflops: [1.0e-6, -0.1, 0.1, GFlop/s]
-        bandwidth: [1.0e-6, -0.1, null, GB/s]
-        time: [1.0e+6, null, 0.1, s]
-        iterations: [100.0, -1.0, null, iterations]
-        mpi_share: [100.0, null, 0.1, '%']
-"""
 
 SELECT = (
     '-n',
@@ -48,19 +32,12 @@ SELECT = (
 
 def run(tmp, *options):
     env = {
-        **os.environ,
-        'RFM_REFERENCE_PREFIX': str(tmp / 'refs'),
-        'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
-        'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
+        'RFM_REFERENCE_PREFIX': tmp / 'refs',
+        'RFM_SQLITE_DB_FILE': tmp / 'results.db',
+        'CLUSTERBENCH_PERFLOGDIR': tmp / 'perflogs',
     }
-    return subprocess.run(
-        [tool('clusterbench'), 'run', '--results', str(tmp / 'results'), *options]
-        + ['--', *SELECT],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        env=env,
-        timeout=900,
+    return clusterbench(
+        'run', '--results', tmp / 'results', *options, '--', *SELECT, env=env
     )
 
 
@@ -74,8 +51,14 @@ def table_of(stdout):
 @pytest.fixture(scope='module')
 def tmp(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('verdicts')
-    (tmp / 'refs' / 'local').mkdir(parents=True)
-    (tmp / 'refs' / 'local' / 'cgsolver.yaml').write_text(REFS)
+    classic_cg_references(
+        tmp / 'refs',
+        gflops=[1.0e-6, -0.1, 0.1, 'GFlop/s'],
+        bandwidth=[1.0e-6, -0.1, None, 'GB/s'],
+        time=[1.0e6, None, 0.1, 's'],
+        iterations=[100.0, -1.0, None, 'iterations'],
+        mpi_share=[100.0, None, 0.1, '%'],
+    )
     return tmp
 
 

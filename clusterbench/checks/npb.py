@@ -340,6 +340,10 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         self.keep_files = [npb_makedef.MAKEDEF]
 
     def _setup_prefix(self):
+        # A prefix without this class's binaries is skipped; one that is not
+        # there at all is a typo that must not pass as a skip.
+        if not os.path.isdir(self.npb_prefix):
+            raise ReframeError(f'npb_prefix={self.npb_prefix}: no such directory')
         pattern = f'{self.benchmark}.{self.npb_class}.*'
         prefix = glob.escape(self.npb_prefix)
         found = sorted(
@@ -581,7 +585,8 @@ class NPBBase(
         self.num_tasks_per_node = math.ceil(ranks / self.num_nodes)
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = '1'
-        self.time_limit = _time_limit(cls)
+        if self.time_limit is None:  # a user's -S time_limit=... is kept
+            self.time_limit = _time_limit(cls)
 
     def output_expected(self):
         return {

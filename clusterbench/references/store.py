@@ -22,6 +22,7 @@ import os
 import re
 import secrets
 import signal
+import sys
 import time
 
 from clusterbench.core.errors import ClusterbenchError
@@ -79,8 +80,19 @@ def locked(directory):
     """Serialize updates and repairs of *directory* (an flock, released on
     any exit of the process, kill -9 included)."""
     os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, LOCK), 'a') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    path = os.path.join(directory, LOCK)
+    with open(path, 'a') as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            # Say why nothing happens, or a wait looks like a hang.
+            print(
+                f'clusterbench: waiting for another update of {directory} '
+                f'(lock {path})',
+                file=sys.stderr,
+                flush=True,
+            )
+            fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
 

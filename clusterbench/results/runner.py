@@ -48,19 +48,35 @@ def reframe_command(config, checks, system, prefix, report, extra=()):
     ]
 
 
-def _partitions(config, system):
-    """The partitions of *system* (``name`` or ``name:partition``) in *config*."""
+def _system_entry(config, name):
+    """The entry of system *name* in *config*, or None."""
     try:
         site = runpy.run_path(config)['site_configuration']
     except Exception:  # noqa: BLE001 - ReFrame reports a broken config itself
-        return []
+        return None
+    return next((e for e in site.get('systems', []) if e.get('name') == name), None)
+
+
+def _partitions(config, system):
+    """The partitions of *system* (``name`` or ``name:partition``) in *config*."""
     name, _, part = system.partition(':')
-    for entry in site.get('systems', []):
-        if entry.get('name') == name:
-            return [
-                p for p in entry.get('partitions', []) if not part or p['name'] == part
-            ]
-    return []
+    entry = _system_entry(config, name) or {}
+    return [p for p in entry.get('partitions', []) if not part or p['name'] == part]
+
+
+def _check_partition(config, system):
+    """One line naming a partition *config* does not have (ReFrame's own error
+    names neither the file nor the partitions there are)."""
+    name, _, part = system.partition(':')
+    entry = _system_entry(config, name)
+    if not part or entry is None:
+        return
+    names = [p['name'] for p in entry.get('partitions', [])]
+    if part not in names:
+        raise ClusterbenchError(
+            f'--system {system}: {name} has no partition {part} in {config} '
+            f'(it has {", ".join(names)})'
+        )
 
 
 def policy_options(config, system, extra=()):
@@ -111,6 +127,7 @@ def run(
             raise ClusterbenchError(
                 f'{path}: no such {what} (run from the project root or pass its path)'
             )
+    _check_partition(config, system)
     refdata.check_directory(references)
     # ReFrame must judge against the directory just validated, not its own
     # default: one directory decides both.
