@@ -396,8 +396,8 @@ def test_12_two_concurrent_references_updates_take_turns(tmp_path):
     assert [proc.returncode for proc in (first, second)] == [0, 0], outputs
     assert_line(
         outputs[1][1],
-        f'clusterbench: waiting for another update of {store.refs} '
-        f'(lock {store.refs}/{refstore.LOCK})',
+        f'clusterbench: waiting for another update of {store.refs}/local '
+        f'(lock {store.refs}/local/{refstore.LOCK})',
     )
     # Both updates, in turn: nothing of either lost.
     assert contents(store.refs) == contents(serial)
