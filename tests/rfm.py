@@ -16,6 +16,18 @@ CONFIG = os.path.join(PROJECT, 'site_configs', 'local.py')
 REFERENCE_FILE = '{refs}/{system}/{check}.yaml'
 
 
+#: One quick configuration of our CG solver (class S, one rank): the run
+#: that end-to-end tests of references and verdicts make.
+TINY_CG = (
+    '-n',
+    'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
+    '-p',
+    'gnu-openmpi',
+    '-S',
+    'problem_class=S',
+)
+
+
 def reference_file(refs, check, system='local'):
     return REFERENCE_FILE.format(refs=refs, check=check, system=system)
 

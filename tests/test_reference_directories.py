@@ -10,6 +10,7 @@ import shutil
 import subprocess
 
 import pytest
+import rfm
 import yaml
 from conftest import PROJECT
 from rfm import CONFIG, tool
@@ -171,12 +172,7 @@ CGSolverCheck:
 """
 
 SELECT = (
-    '-n',
-    'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
-    '-p',
-    'gnu-openmpi',
-    '-S',
-    'problem_class=S',
+    *rfm.TINY_CG,
     '-S',
     'judge_conditions=false',
 )

@@ -12,13 +12,10 @@ import csv
 import glob
 import io
 import json
-import os
-import subprocess
 
 import pytest
+import rfm
 import yaml
-from conftest import PROJECT
-from rfm import tool
 
 from clusterbench.judging import verdict
 from clusterbench.references import lookup as reflookup
@@ -27,12 +24,7 @@ from clusterbench.references import validate as refdata
 pytestmark = pytest.mark.integration
 
 SELECT = (
-    '-n',
-    'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
-    '-p',
-    'gnu-openmpi',
-    '-S',
-    'problem_class=S',
+    *rfm.TINY_CG,
     '--repeat',
     '2',
     # Measured, not judged: beside other work the runs would be DISTURBED,
@@ -43,19 +35,14 @@ SELECT = (
 
 
 def clusterbench(tmp, *args):
-    env = {
-        **os.environ,
-        'RFM_REFERENCE_PREFIX': str(tmp / 'refs'),
-        'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
-        'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
-    }
-    return subprocess.run(
-        [tool('clusterbench'), *args],
-        capture_output=True,
-        text=True,
-        cwd=PROJECT,
-        env=env,
-        timeout=900,
+    """`clusterbench` with this test's references, database and perflogs."""
+    return rfm.clusterbench(
+        *args,
+        env={
+            'RFM_REFERENCE_PREFIX': str(tmp / 'refs'),
+            'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
+            'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
+        },
     )
 
 

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 
 import pytest
+import rfm
 from conftest import PROJECT
 from rfm import classic_cg_references, reframe, tool
 
@@ -22,14 +23,7 @@ from clusterbench.judging import trend, verdict
 
 pytestmark = pytest.mark.integration
 
-SELECT = (
-    '-n',
-    'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
-    '-p',
-    'gnu-openmpi',
-    '-S',
-    'problem_class=S',
-)
+SELECT = rfm.TINY_CG
 
 
 @pytest.fixture(scope='module')
