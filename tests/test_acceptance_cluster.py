@@ -111,7 +111,7 @@ def battery(box, prefix, *extra):
     return proc
 
 
-def lose_node_while(box, proc, running, what, node='n2', timeout=120):
+def lose_node_while(box, proc, running, what, node='n2', timeout=120, poll=0.2):
     """Once *running*() is true, kill *node* (the fault 'lost'); the output of
     *proc* once it has ended (killed if it does not end in time)."""
     deadline = time.monotonic() + timeout
@@ -119,7 +119,7 @@ def lose_node_while(box, proc, running, what, node='n2', timeout=120):
         while not running():
             if time.monotonic() > deadline:
                 pytest.fail(f'timed out waiting for {what}')
-            time.sleep(0.2)
+            time.sleep(poll)
         faults.inject(box, 'lost', node)
         return proc.communicate(timeout=600)
     finally:

@@ -1,8 +1,38 @@
 """The scheduler's verdict on a job, before the output is judged."""
 
+import os
+import re
+
 import reframe as rfm
 from reframe.core.builtins import run_before
 from reframe.core.exceptions import SanityError
+
+_BAD_STATES = {
+    'NODE_FAIL': 'a node of the job was lost',
+    'TIMEOUT': 'the time limit was reached',
+    'CANCELLED': 'the job was cancelled',
+    'BOOT_FAIL': 'a node failed to boot',
+    'OUT_OF_MEMORY': 'out of memory',
+}
+
+# What srun prints when a node of the job stops answering. A node lost while
+# a step starts ends the job FAILED, not NODE_FAIL: slurmctld has not yet
+# noticed the node, but srun has.
+_SRUN_LOST = (
+    re.compile(r'srun: error: Task launch for StepId=\S+ failed on node (\S+?):'),
+    re.compile(r'srun: error: Node failure on (\S+)'),
+)
+
+
+def lost_nodes(stderr_text):
+    """Nodes srun names as unreachable in a job's stderr, in order, once each."""
+    found = []
+    for line in stderr_text.splitlines():
+        for pattern in _SRUN_LOST:
+            match = pattern.search(line)
+            if match and match.group(1) not in found:
+                found.append(match.group(1))
+    return found
 
 
 class JobStateCheck(rfm.RegressionTestPlugin):
@@ -12,16 +42,23 @@ class JobStateCheck(rfm.RegressionTestPlugin):
     @run_before('sanity')
     def _scheduler_verdict(self):
         state = (getattr(self.job, 'state', None) or '').upper()
-        bad = {
-            'NODE_FAIL': 'a node of the job was lost',
-            'TIMEOUT': 'the time limit was reached',
-            'CANCELLED': 'the job was cancelled',
-            'BOOT_FAIL': 'a node failed to boot',
-            'OUT_OF_MEMORY': 'out of memory',
-        }
-        for name, why in bad.items():
+        nodes = ','.join(self.job.nodelist or []) or '?'
+        for name, why in _BAD_STATES.items():
             if name in state.split(','):
-                nodes = ','.join(self.job.nodelist or []) or '?'
                 raise SanityError(
                     f'job {self.job.jobid} ended {name} on {nodes}: {why}'
                 )
+        lost = lost_nodes(self._job_stderr())
+        if lost:
+            raise SanityError(
+                f'job {self.job.jobid} ended {state or "?"} on {nodes}: srun lost '
+                f'{",".join(lost)}: a node of the job was lost'
+            )
+
+    def _job_stderr(self):
+        path = os.path.join(self.stagedir, self.job.stderr or '')
+        try:
+            with open(path, errors='replace') as f:
+                return f.read()
+        except OSError:
+            return ''
