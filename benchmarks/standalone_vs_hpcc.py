@@ -19,7 +19,7 @@ is asserted.
 
     .venv/bin/python benchmarks/standalone_vs_hpcc.py [--rounds 3]
         [--hpl-source DIR] [--stream-url URL --stream-sha256 HEX]
-        [--environ gnu-openmpi] [--tiny]
+        [--environ gnu-openmpi] [--hpl-mem-fraction F] [--hpl-nb NB] [--tiny]
 
 Without ``--hpl-source``/``--stream-url`` the releases come from the cache,
 ``$CLUSTERBENCH_MIRROR`` or their URLs. ``--tiny`` (N=1000, 2M-element
@@ -74,7 +74,11 @@ def session(workdir, tag, environ, args, checks):
                 f'({case["fail_reason"]})'
             )
         figures = {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
-        found[case['name'].split()[0]] = {**figures, 'num_tasks': case['num_tasks']}
+        found[case['name'].split()[0]] = {
+            **figures,
+            'num_tasks': case['num_tasks'],
+            'problem': case.get('hpl_problem'),
+        }
     return found
 
 
@@ -97,8 +101,16 @@ def standalone_round(workdir, tag, opts, common):
         args += ['-S', f'stream_sha256={opts.stream_sha256}']
     if opts.tiny:
         args += ['-S', 'stream_array_size=2000000']
+    if opts.hpl_mem_fraction:
+        args += ['-S', f'HPLCheck.hpl_mem_fraction={opts.hpl_mem_fraction}']
+    if opts.hpl_nb:
+        args += ['-S', f'HPLCheck.hpl_nb={opts.hpl_nb}']
     checks = ['reframe_checks/stream.py', 'reframe_checks/hpl.py']
     found = session(workdir, tag, opts.environ, args, checks)
+    problem = found['HPLCheck']['problem']
+    if problem and not opts.said_problem:
+        print(f'standalone HPL: {problem}', flush=True)
+        opts.said_problem = True
     return {
         'standalone_triad': found['StreamCheck']['stream_triad'],
         'standalone_hpl': found['HPLCheck']['hpl'],
@@ -128,7 +140,14 @@ def main(argv=None):
     top.add_argument('--stream-sha256')
     top.add_argument('--tiny', action='store_true', help='N=1000: a check only')
     top.add_argument('--workdir', help='keep the sessions here')
+    top.add_argument(
+        '--hpl-mem-fraction',
+        type=float,
+        help="the standalone HPL's hpl_mem_fraction (default: the check's)",
+    )
+    top.add_argument('--hpl-nb', type=int, help="the standalone HPL's NB")
     opts = top.parse_args(argv)
+    opts.said_problem = False
     if opts.stream_url and not opts.stream_sha256:
         path = opts.stream_url.removeprefix('file://')
         if not os.path.isfile(path):
