@@ -78,12 +78,23 @@ CASES = {
         '-n CGSolverCheck%stencil=7%variant=classic%ranks_per_node=all '
         '-p gnu-openmpi -S problem_class=B',
         '-S problem_class=S',
+        None,
+    ),
+    # One rank: the steadiest figures here (1-3 % between sessions). A cap on
+    # all CPUs would leave a one-rank job untouched, so it caps one CPU.
+    'cgsolver1': (
+        '-c reframe_checks/cgsolver.py '
+        '-n CGSolverCheck%stencil=27%variant=classic%ranks_per_node=1 '
+        '-p gnu-openmpi -S problem_class=B',
+        '-S problem_class=S',
+        1,
     ),
     # Communication within the node: bimodal between sessions here.
     'netpipe': (
         '-c reframe_checks/netpipe.py -n NetPIPECheck%placement=intra%mode=pingpong '
         '-p gnu-openmpi -S netpipe_upper=1048576',
         '-S netpipe_upper=1024 -S netpipe_repeats=20',
+        None,
     ),
 }
 #: The slowdown a run must not hide, and the spread beyond which the targets
@@ -180,13 +191,14 @@ def simulate(figures, args, rng):
 
 
 @contextlib.contextmanager
-def capped_cgroup(share, period_us=10000):
-    """A cgroup whose CPU bandwidth is *share* of all this machine's CPUs;
-    yields the path of its ``cgroup.procs``. None for share None."""
+def capped_cgroup(share, period_us=10000, cpus=None):
+    """A cgroup whose CPU bandwidth is *share* of *cpus* CPUs (all this
+    machine's by default); yields the path of its ``cgroup.procs``. None for
+    share None."""
     if share is None:
         yield None
         return
-    cpus = os.cpu_count() or 1
+    cpus = cpus or os.cpu_count() or 1
     quota = max(1000, int(share * cpus * period_us))
     v2 = '/sys/fs/cgroup'
     controllers = _read(os.path.join(v2, 'cgroup.controllers')) or ''
@@ -228,7 +240,7 @@ def _write(path, text):
         f.write(text)
 
 
-def real_run(reframe_args, config, cap=None):
+def real_run(reframe_args, config, cap=None, cpus=None):
     """One ReFrame session (in the capped cgroup): {figure: value} of its
     verified figures, and the ranks' CPU share it measured."""
     with tempfile.TemporaryDirectory(prefix='flagdet-') as prefix:
@@ -239,7 +251,7 @@ def real_run(reframe_args, config, cap=None):
             extra.remove('-c')
         cmd = runner.reframe_command(config, checks, 'local', prefix, report, extra)
         cmd[0] = os.path.join(os.path.dirname(sys.executable), 'reframe')
-        with capped_cgroup(cap) as procs:
+        with capped_cgroup(cap, cpus=cpus) as procs:
 
             def join():
                 if procs:
@@ -300,16 +312,18 @@ def judged(name, unit, value, reference, bounds):
 FLAGS = (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
 
 
-def real_slowdowns(args, reframe_args):
+def real_slowdowns(args, reframe_args, cpus=None):
     caps = sorted(args.caps, reverse=True)
     print(
         f'\n{args.runs} unchanged runs and {args.runs} per CPU cap '
-        f'({", ".join(f"{c:.0%}" for c in caps)} of {os.cpu_count()} CPUs): '
+        f'({", ".join(f"{c:.0%}" for c in caps)} of {cpus or os.cpu_count()} CPUs): '
         f'{reframe_args}'
     )
     runs = {None: [real_run(reframe_args, args.config) for _ in range(args.runs)]}
     for cap in caps:
-        runs[cap] = [real_run(reframe_args, args.config, cap) for _ in range(args.runs)]
+        runs[cap] = [
+            real_run(reframe_args, args.config, cap, cpus) for _ in range(args.runs)
+        ]
     names = sorted(set.intersection(*(set(v) for run in runs.values() for v, _ in run)))
     rows, impossible = {}, []
     for name in names:
@@ -427,14 +441,14 @@ def main():
     args = parser.parse_args()
     if args.real:
         if args.reframe_args:
-            cases = [args.reframe_args]
+            cases = [(args.reframe_args, None)]
         else:
-            cases = [
-                f'{CASES[c][0]} {CASES[c][1]}' if args.tiny else CASES[c][0]
-                for c in args.case or sorted(CASES)
-            ]
-        for reframe_args in cases:
-            real_slowdowns(args, reframe_args)
+            cases = []
+            for name in args.case or sorted(CASES):
+                full, tiny, cpus = CASES[name]
+                cases.append((f'{full} {tiny}' if args.tiny else full, cpus))
+        for reframe_args, cpus in cases:
+            real_slowdowns(args, reframe_args, cpus)
         return
     floor = 0.03 if args.floor is None else args.floor
     k = 3.0 if args.k is None else args.k

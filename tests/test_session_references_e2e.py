@@ -12,6 +12,9 @@ import csv
 import glob
 import io
 import json
+import re
+import shutil
+import statistics
 
 import pytest
 import rfm
@@ -112,3 +115,54 @@ def test_an_unchanged_run_is_neither_flagged_nor_faster(recorded):
     ), compared.stdout
     # The deterministic figure and the share near zero pass outright.
     assert kinds['iterations'] == kinds['mpi_share'] == verdict.PASS, compared.stdout
+
+
+def test_provenance_keeps_the_host_probe_of_the_sessions(recorded):
+    tmp, reports, _ = recorded
+    per_session = []
+    for path in reports:
+        cases = json.load(open(path))['runs'][0]['testcases']
+        probes = [c['run_conditions']['host_probe'] for c in cases if not c['fixture']]
+        assert len(probes) == 2  # --repeat 2: a probe before each run
+        names = {'dgemm_gflops', 'gather_mups', 'copy_gbs'}
+        assert all(set(p) == names for p in probes), probes
+        per_session.append(probes)
+    prov = yaml.safe_load(
+        (tmp / 'refs' / 'local' / 'provenance' / 'cgsolver.yaml').read_text()
+    )
+    (entry,) = prov['CGSolverCheck'].values()
+    assert entry['host_probe']['sessions'] == 3
+    for name in ('dgemm_gflops', 'gather_mups', 'copy_gbs'):
+        medians = [statistics.median(p[name] for p in s) for s in per_session]
+        # Kept to 4 significant digits, like the references.
+        expected = statistics.median(medians)
+        assert entry['host_probe'][name] == pytest.approx(expected, rel=1e-3), name
+
+
+def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
+    tmp, _, _ = recorded
+    # The references were made on a host three times faster: this one drifted.
+    refs = tmp_path / 'refs'
+    shutil.copytree(tmp / 'refs', refs)
+    prov_path = refs / 'local' / 'provenance' / 'cgsolver.yaml'
+    prov = yaml.safe_load(prov_path.read_text())
+    (entry,) = prov['CGSolverCheck'].values()
+    entry['host_probe'] = {
+        k: v * 3 if k != 'sessions' else v for k, v in entry['host_probe'].items()
+    }
+    prov_path.write_text(yaml.safe_dump(prov))
+    ran = rfm.clusterbench(
+        'run', '--results', str(tmp_path / 'results'), '--references', str(refs),
+        '--', *rfm.TINY_CG,
+        env={'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
+             'CLUSTERBENCH_PERFLOGDIR': str(tmp_path / 'perflogs')},
+    )  # fmt: skip
+    out = ran.stdout + ran.stderr
+    (report,) = glob.glob(str(tmp_path / 'results' / 'local' / '*' / 'report.json'))
+    cases = json.load(open(report))['runs'][0]['testcases']
+    (case,) = [c for c in cases if not c['fixture']]
+    assert re.search(r'host probe dgemm -6\d %, gather -6\d %', case['disturbed']), out
+    assert case['run_conditions']['host_probe_reference'] == entry['host_probe']
+    assert f'DISTURBED ({case["disturbed"]})' in ' '.join(out.split()), out
+    # Not judged, so not failed; a --strict run would exit 3.
+    assert ran.returncode == 0, out

@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 
-from clusterbench.machine import hwinfo
+from clusterbench.machine import hostprobe, hwinfo
 
 FORMAT = 'clusterbench-conditions/1'
 ABSENT = hwinfo.ABSENT
@@ -56,6 +56,10 @@ DEFAULTS = {
     'min_ranks_cpu_share': 0.90,
     # ...in a run of at least this many seconds.
     'share_min_wall_s': 5.0,
+    # The host probe (clusterbench.machine.hostprobe) measured before the
+    # launch is more than this much worse than in the sessions its references
+    # were made from: the host, not the benchmark, changed.
+    'max_host_drift': 0.10,
 }
 
 #: What /proc/stat's cpu line holds, in order (the rest are guest times,
@@ -152,10 +156,19 @@ def measure(before, after, ranks, ranks_cpu=None):
     return out
 
 
-def thresholds(extras):
-    """The partition's thresholds: ``extras.conditions`` over :data:`DEFAULTS`."""
+def thresholds(extras, local=True):
+    """The partition's thresholds: ``extras.conditions`` over :data:`DEFAULTS`.
+
+    ``max_host_drift`` is judged by default only where the job runs on the
+    host that measures it (*local*: a VM whose host is shared). On a batch
+    partition of dedicated nodes a slower node *is* the regression, so it is
+    off (None) unless the partition sets it.
+    """
     given = (extras or {}).get('conditions') or {}
-    return {**DEFAULTS, **{k: given[k] for k in DEFAULTS if given.get(k) is not None}}
+    found = {**DEFAULTS, **{k: given[k] for k in DEFAULTS if given.get(k) is not None}}
+    if not local and given.get('max_host_drift') is None:
+        found['max_host_drift'] = None
+    return found
 
 
 def disturbed(conditions, limits=DEFAULTS):
@@ -196,13 +209,21 @@ def format_line(found):
         f'{pct("other_cpu_share")}, ranks {pct("ranks_cpu_share")}, load '
         f'{found.get("load_before", ABSENT)}, {found.get("mhz_after", ABSENT)} MHz'
     )
+    probe = found.get('host_probe')
+    if isinstance(probe, dict):
+        text += (
+            f', host {probe["dgemm_gflops"]:g} GF/s {probe["gather_mups"]:g} '
+            f'Mread/s {probe["copy_gbs"]:g} GB/s'
+        )
     if found.get('disturbed'):
         text += f': DISTURBED ({found["disturbed"]})'
     return text
 
 
-def run_wrapped(argv, output, ranks, local):
-    """Run *argv*, measure around it, write *output*; return its exit code."""
+def run_wrapped(argv, output, ranks, local, probe=True):
+    """Run *argv*, measure around it, write *output*; return its exit code.
+    With *probe*, the host probe runs first (before the CPU counters start)."""
+    found_probe = hostprobe.probe() if probe else None
     env = dict(os.environ)
     # The job's LD_PRELOAD (a profiler) is for the benchmark, not for us: the
     # job script moved it aside for this interpreter.
@@ -236,6 +257,12 @@ def run_wrapped(argv, output, ranks, local):
     out = measure(before, after, ranks, cpu)
     out['host'] = socket.gethostname()
     out['exit_code'] = child.returncode
+    if found_probe is not None:
+        if 'absent' in found_probe:
+            out['host_probe'] = ABSENT
+            out['absent']['host_probe'] = found_probe['absent']
+        else:
+            out['host_probe'] = found_probe
     facts = hwinfo.Collector().identity_facts()
     out['identity'] = hwinfo.identity(facts)
     try:
@@ -309,6 +336,9 @@ def main(argv=None):
         action='store_true',
         help="the ranks are the launcher's descendants: measure their CPU time",
     )
+    wrap.add_argument(
+        '--no-probe', action='store_true', help='do not run the host probe first'
+    )
     wrap.add_argument('argv', nargs=argparse.REMAINDER)
     quiet = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
     quiet.add_argument('--timeout', type=float, default=60.0)
@@ -319,7 +349,9 @@ def main(argv=None):
     command = args.argv[1:] if args.argv[:1] == ['--'] else args.argv
     if not command:
         ap.error('wrap: no command after --')
-    return run_wrapped(command, args.output, args.ranks, args.local)
+    return run_wrapped(
+        command, args.output, args.ranks, args.local, probe=not args.no_probe
+    )
 
 
 if __name__ == '__main__':

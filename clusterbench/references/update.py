@@ -54,6 +54,33 @@ class Samples:
     nodes: set = field(default_factory=set)
     facts: dict = field(default_factory=dict)
     identity: dict = field(default_factory=dict)
+    #: session -> the host probes measured before this test's runs in it
+    probes: dict = field(default_factory=dict)
+
+
+def host_probe_of(samples):
+    """The host probe of the sessions behind a reference: per figure, the
+    median over sessions of each session's median; {} when none was probed."""
+    per_figure = {}
+    for probes in samples.probes.values():
+        names = sorted({k for p in probes for k, v in p.items() if _number(v)})
+        for name in names:
+            values = [p[name] for p in probes if _number(p.get(name))]
+            per_figure.setdefault(name, []).append(stats.median(values))
+    if not per_figure:
+        return {}
+    found = {name: _round(stats.median(v), 4) for name, v in per_figure.items()}
+    found['sessions'] = max(len(v) for v in per_figure.values())
+    return found
+
+
+def _host_probe_entry(samples):
+    probe = host_probe_of(samples)
+    return {'host_probe': probe} if probe else {}
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -324,6 +351,7 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
                     'clusterbench': __version__,
                     'reframe': _reframe_version(),
                     'stack': dict(stack or {}),
+                    **_host_probe_entry(first),
                     'figures': {
                         p.samples.variable: {
                             'reference': p.entry,

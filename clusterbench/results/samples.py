@@ -60,6 +60,12 @@ def collect(report_paths):
                         group.facts = {**group.facts, 'node_facts': case['node_facts']}
                     group.identity = identity_of(case) or group.identity
                     used += 1
+                probe = (case.get('run_conditions') or {}).get('host_probe')
+                if isinstance(probe, dict):
+                    # One probe per run, shared by the run's figures.
+                    for ident, group in groups.items():
+                        if ident[:3] == (case['system'], _class_name(case), key):
+                            group.probes.setdefault(session, []).append(probe)
     if not used:
         raise ClusterbenchError(
             'no verified figure in ' + ', '.join(report_paths) + ': nothing to update'

@@ -6,12 +6,17 @@ import os
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.typecheck as typ
+import yaml
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
 from clusterbench.checks.plugins.runconditions import RunConditions
 from clusterbench.machine import hwinfo
+from clusterbench.references import provenance as refprov
 from clusterbench.references import validate as refdata
+from clusterbench.references.lookup import index_value
+
+_YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
@@ -57,6 +62,9 @@ class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
     processor_facts = variable(typ.Dict[str, object], value={})
     #: The programming environment's extras (MPI, compiler, BLAS), for reports.
     environ_extras = variable(typ.Dict[str, object], value={})
+    #: The reference file read ('' if none): its provenance holds the host
+    #: probe of the sessions each entry was made from.
+    reference_path = variable(str, value='', loggable=False)
     #: Why the reference file cannot be used ('' if it can); fails the test.
     reference_error = variable(str, value='', loggable=False)
     #: vendor-family-model of the partition's nodes (``AMD-25-17``): the
@@ -89,6 +97,7 @@ class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
             self.reference = {'$ref': path}
         except Exception as err:  # noqa: BLE001 - anything ReFrame rejects
             self.reference_error = f'{_shown(full)}: {err}'
+        self.reference_path = os.path.abspath(full)
 
     @run_before('setup')
     def _fail_on_a_broken_reference_file(self):
@@ -112,6 +121,51 @@ class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
             kind = hwinfo.cpu_kind_of_file()
         self.cpu_kind = str(kind or UNKNOWN_KIND)
         self.processor_facts['cpu_kind'] = self.cpu_kind
+
+    def reference_host_probe(self):
+        if not self.reference_path:
+            return {}
+        case = {
+            'system': self.current_system.name,
+            'partition': self.current_partition.name,
+            'environ': self.current_environ.name,
+            'processor_facts': self.processor_facts,
+            **{
+                name: getattr(self, name)
+                for name in self.reference_index
+                if not name.startswith('$') and hasattr(self, name)
+            },
+        }
+        key = [index_value(case, name) for name in self.reference_index]
+        if any(k is None for k in key):
+            return {}
+        folder, name = os.path.split(self.reference_path)
+        prov = _provenance(os.path.join(folder, refprov.PROVENANCE_DIR, name))
+        entry = (prov.get(self.display_name.split()[0]) or {}).get(refprov.where(key))
+        probe = entry.get('host_probe') if isinstance(entry, dict) else None
+        return probe if isinstance(probe, dict) else {}
+
+
+#: Parsed provenance files per file state (path, mtime, size).
+_PROVENANCE = {}
+
+
+def _provenance(path):
+    """The records of a provenance file ({} when it is missing or broken:
+    ``references check`` names that)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return {}
+    key = (path, info.st_mtime_ns, info.st_size)
+    if key not in _PROVENANCE:
+        try:
+            with open(path) as f:
+                data = yaml.load(f, Loader=_YAML_LOADER)
+        except (OSError, yaml.YAMLError):
+            data = {}
+        _PROVENANCE[key] = refprov.records(data if isinstance(data, dict) else {})
+    return _PROVENANCE[key]
 
 
 #: Validation results per file state (path, mtime, size): one check per file,

@@ -4,15 +4,19 @@ The launcher line of the job script runs through ``python -m
 clusterbench.machine.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
 that runs the script: steal, other processes' CPU time, the ranks' CPU share
 (where the ranks are the launcher's descendants: the ``local`` scheduler),
-the load average before and the clock. They go into the run report as
-``run_conditions``, with the node's identity as ``machine_identity``.
+the load average before, the clock, and the host probe measured just before
+the launch (:mod:`clusterbench.machine.hostprobe`). They go into the run
+report as ``run_conditions``, with the node's identity as
+``machine_identity``.
 
 A run that breaks the partition's thresholds (``extras.conditions``, see
 ``clusterbench.machine.conditions.DEFAULTS``) is *disturbed*: ``disturbed`` names
-what it broke, its figures are recorded but not judged (the check drops its
-references, so plain ReFrame does not judge them either), and ``clusterbench``
-shows ``DISTURBED (...)`` instead of a verdict and never takes its figures
-into a reference.
+what it broke (a host probe worse than in the sessions of the test's
+references by more than ``max_host_drift`` counts: the host changed), its
+figures are recorded but not judged (the check drops its references, so
+plain ReFrame does not judge them either), and ``clusterbench`` shows
+``DISTURBED (...)`` instead of a verdict and never takes its figures into a
+reference.
 """
 
 import os
@@ -24,12 +28,12 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 from reframe.core.logging import getlogger
 
-from clusterbench.machine import conditions
+from clusterbench.machine import conditions, hostprobe
 
 CONDITIONS_FILE = 'conditions.json'
 
 
-def wrapper_options(output, ranks, local, python=sys.executable):
+def wrapper_options(output, ranks, local, python=sys.executable, probe=True):
     """The launcher modifier's options (the modifier itself is ``env``)."""
     return [
         # The job's LD_PRELOAD (a profiler) is for the ranks, not for Python.
@@ -45,6 +49,7 @@ def wrapper_options(output, ranks, local, python=sys.executable):
         '--ranks',
         str(ranks),
         *(['--local'] if local else []),
+        *([] if probe else ['--no-probe']),
         '--',
     ]
 
@@ -54,6 +59,8 @@ class RunConditions(rfm.RegressionTestPlugin):
 
     #: Measure around the launch (on by default).
     measure_conditions = variable(typ.Bool, value=True)
+    #: Run the host probe before the launch (clusterbench.machine.hostprobe).
+    probe_host = variable(typ.Bool, value=True)
     #: Judge them against the thresholds (off: measured and kept, never
     #: DISTURBED; the project's tests of other things use this on a shared
     #: machine).
@@ -92,7 +99,10 @@ class RunConditions(rfm.RegressionTestPlugin):
         launcher.modifier = 'env'
         launcher.modifier_options = [
             *wrapper_options(
-                os.path.join(self.stagedir, CONDITIONS_FILE), ranks, local
+                os.path.join(self.stagedir, CONDITIONS_FILE),
+                ranks,
+                local,
+                probe=self.probe_host,
             ),
             *(inner if inner[0] else []),
         ]
@@ -104,14 +114,26 @@ class RunConditions(rfm.RegressionTestPlugin):
             return
         found = conditions.load(os.path.join(self.stagedir, CONDITIONS_FILE))
         self.machine_identity = found.pop('identity', {}) or {}
-        limits = conditions.thresholds(self.current_partition.extras)
+        limits = conditions.thresholds(self.current_partition.extras, self._runs_here())
         if not found:
             found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
         found['thresholds'] = limits
         if self.judge_conditions:
-            self.disturbed = conditions.disturbed(found, limits)
+            broke = [conditions.disturbed(found, limits)]
+            probe = found.get('host_probe')
+            if limits['max_host_drift'] is not None and isinstance(probe, dict):
+                reference = self.reference_host_probe()
+                found['host_probe_reference'] = reference or conditions.ABSENT
+                drift = hostprobe.drift(probe, reference, limits['max_host_drift'])
+                broke.append(f'host probe {drift}' if drift else '')
+            self.disturbed = ', '.join(b for b in broke if b)
         found['disturbed'] = self.disturbed
         self.run_conditions = found
+
+    def reference_host_probe(self):
+        """The host probe's figures in the sessions this test's references
+        were made from, or {} (a check without references has none)."""
+        return {}
 
     @run_before('performance', always_last=True)
     def _do_not_judge_a_disturbed_run(self):
