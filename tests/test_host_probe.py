@@ -63,3 +63,15 @@ def test_the_module_prints_its_figures_as_json():
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert set(json.loads(done.stdout)) == set(hostprobe.FIGURES)
+
+
+def test_the_better_of_two_probes_counts_and_absent_only_when_both_are():
+    before = {'dgemm_gflops': 44.8, 'gather_mups': 110.0, 'copy_gbs': 25.0}
+    after = {'dgemm_gflops': 51.0, 'gather_mups': 99.0, 'copy_gbs': 31.0}
+    assert hostprobe.best([before, after]) == {
+        'dgemm_gflops': 51.0,
+        'gather_mups': 110.0,
+        'copy_gbs': 31.0,
+    }
+    assert hostprobe.best([{'absent': 'x'}, after]) == after
+    assert hostprobe.best([{'absent': 'x'}, {'absent': 'y'}]) == {'absent': 'x'}

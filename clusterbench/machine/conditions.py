@@ -18,7 +18,9 @@ reads ``/proc/stat`` again:
   descendants (``--local``). Elsewhere (``srun``: slurmstepd starts them)
   it is absent, with the reason;
 * ``load_before``: the 1-minute load average before the launch;
-* ``mhz_before``/``mhz_after``: mean current frequency, where readable.
+* ``mhz_before``/``mhz_after``: mean current frequency, where readable;
+* ``host_probe``: :mod:`clusterbench.machine.hostprobe` run before and after
+  the launch, the better of the two per figure (both in ``host_probe_each``).
 
 :func:`disturbed` names the thresholds a run broke (partition
 ``extras.conditions``, defaults in :data:`DEFAULTS`); :func:`wait_quiet`
@@ -222,7 +224,8 @@ def format_line(found):
 
 def run_wrapped(argv, output, ranks, local, probe=True):
     """Run *argv*, measure around it, write *output*; return its exit code.
-    With *probe*, the host probe runs first (before the CPU counters start)."""
+    With *probe*, the host probe runs before the CPU counters start and after
+    they stop."""
     found_probe = hostprobe.probe() if probe else None
     env = dict(os.environ)
     # The job's LD_PRELOAD (a profiler) is for the benchmark, not for us: the
@@ -258,11 +261,16 @@ def run_wrapped(argv, output, ranks, local, probe=True):
     out['host'] = socket.gethostname()
     out['exit_code'] = child.returncode
     if found_probe is not None:
-        if 'absent' in found_probe:
+        # Once more after the run: a neighbour's burst rarely spans both
+        # probes, a slower host state does.
+        probes = [found_probe, hostprobe.probe()]
+        best = hostprobe.best(probes)
+        if 'absent' in best:
             out['host_probe'] = ABSENT
-            out['absent']['host_probe'] = found_probe['absent']
+            out['absent']['host_probe'] = best['absent']
         else:
-            out['host_probe'] = found_probe
+            out['host_probe'] = best
+            out['host_probe_each'] = probes
     facts = hwinfo.Collector().identity_facts()
     out['identity'] = hwinfo.identity(facts)
     try:
