@@ -84,7 +84,7 @@ CASES = {
     # all CPUs would leave a one-rank job untouched, so it caps one CPU.
     'cgsolver1': (
         '-c reframe_checks/cgsolver.py '
-        '-n CGSolverCheck%stencil=27%variant=classic%ranks_per_node=1 '
+        '-n CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1 '
         '-p gnu-openmpi -S problem_class=B',
         '-S problem_class=S',
         1,

@@ -58,10 +58,13 @@ DEFAULTS = {
     'min_ranks_cpu_share': 0.90,
     # ...in a run of at least this many seconds.
     'share_min_wall_s': 5.0,
-    # The host probe (clusterbench.machine.hostprobe) measured before the
-    # launch is more than this much worse than in the sessions its references
-    # were made from: the host, not the benchmark, changed.
-    'max_host_drift': 0.10,
+    # The host probe (clusterbench.machine.hostprobe, the better of one before
+    # and one after the launch) is more than this much worse than in the
+    # sessions its references were made from: the host, not the benchmark,
+    # changed. In three quiet make run sessions (57 runs) the probe's session
+    # medians stayed within 1 %, but single runs fell to 0.89 (DGEMM) and
+    # 0.83 (gather) of them: 4 of 57 runs would break 10 %, none breaks 20 %.
+    'max_host_drift': 0.20,
 }
 
 #: What /proc/stat's cpu line holds, in order (the rest are guest times,
