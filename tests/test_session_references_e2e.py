@@ -21,13 +21,17 @@ import rfm
 import yaml
 
 from clusterbench.judging import verdict
+from clusterbench.machine import hostprobe
 from clusterbench.references import lookup as reflookup
 from clusterbench.references import validate as refdata
 
 pytestmark = pytest.mark.integration
 
+#: Class W (~18 ms, in cache) rather than S: class S's ~1.5 ms solve fell
+#: 12 % below a 3-session reference once in 10 unchanged runs here.
+CG_W = (*rfm.TINY_CG, '-S', 'problem_class=W')
 SELECT = (
-    *rfm.TINY_CG,
+    *CG_W,
     '--repeat',
     '2',
     # Measured, not judged: beside other work the runs would be DISTURBED,
@@ -153,7 +157,7 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
     prov_path.write_text(yaml.safe_dump(prov))
     ran = rfm.clusterbench(
         'run', '--results', str(tmp_path / 'results'), '--references', str(refs),
-        '--', *rfm.TINY_CG,
+        '--', *CG_W,
         env={'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
              'CLUSTERBENCH_PERFLOGDIR': str(tmp_path / 'perflogs')},
     )  # fmt: skip
@@ -161,8 +165,12 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
     (report,) = glob.glob(str(tmp_path / 'results' / 'local' / '*' / 'report.json'))
     cases = json.load(open(report))['runs'][0]['testcases']
     (case,) = [c for c in cases if not c['fixture']]
-    assert re.search(r'host probe dgemm -6\d %, gather -6\d %', case['disturbed']), out
-    assert case['run_conditions']['host_probe_reference'] == entry['host_probe']
+    cond = case['run_conditions']
+    assert cond['host_probe_reference'] == entry['host_probe']
+    # Both judged figures, each about -67 % (the run's own noise on top).
+    drift = hostprobe.drift(cond['host_probe'], entry['host_probe'], 0.20)
+    assert case['disturbed'] == f'host probe {drift}', out
+    assert re.fullmatch(r'dgemm -[4-8]\d %, gather -[4-8]\d %', drift), drift
     assert f'DISTURBED ({case["disturbed"]})' in ' '.join(out.split()), out
     # Not judged, so not failed; a --strict run would exit 3.
     assert ran.returncode == 0, out
