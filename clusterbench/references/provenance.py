@@ -49,7 +49,8 @@ def leaves(refs):
     return found
 
 
-def _load(path):
+def load(path):
+    """A parsed YAML file: None when it is missing, {} when it is malformed."""
     try:
         with open(path) as f:
             return yaml.load(f, Loader=_Loader) or {}
@@ -82,8 +83,8 @@ def inconsistencies(directory):
     for file_name in sorted(names):
         path = os.path.join(directory, file_name)
         prov_path = os.path.join(directory, PROVENANCE_DIR, file_name)
-        found = leaves(_load(path))
-        prov = _load(prov_path)
+        found = leaves(load(path))
+        prov = load(prov_path)
         if prov is None:
             if found:
                 problems.append(f'{path}: {len(found)} entries, no {prov_path}')

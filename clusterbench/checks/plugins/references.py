@@ -6,7 +6,6 @@ import os
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.typecheck as typ
-import yaml
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
@@ -15,8 +14,6 @@ from clusterbench.machine import hwinfo
 from clusterbench.references import provenance as refprov
 from clusterbench.references import validate as refdata
 from clusterbench.references.lookup import index_value
-
-_YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
@@ -160,9 +157,8 @@ def _provenance(path):
     key = (path, info.st_mtime_ns, info.st_size)
     if key not in _PROVENANCE:
         try:
-            with open(path) as f:
-                data = yaml.load(f, Loader=_YAML_LOADER)
-        except (OSError, yaml.YAMLError):
+            data = refprov.load(path)
+        except OSError:
             data = {}
         _PROVENANCE[key] = refprov.records(data if isinstance(data, dict) else {})
     return _PROVENANCE[key]
