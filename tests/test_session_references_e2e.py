@@ -2,10 +2,13 @@
 
 Three real ReFrame sessions of our CG solver (class S, one configuration,
 two reruns each) recorded with `references update --write`, then a fourth
-session judged against them: ReFrame resolves what was written, and nothing
-is FLAGGED or FASTER on a run of the same machine. The rule itself
-(per-session medians, reach, shares) is tested on synthetic samples in
-tests/test_refupdate.py.
+session judged against them: ReFrame resolves what was written, and every
+figure's verdict follows from where it fell in the band written. Whether an
+unchanged run stays inside its band is a claim about this machine's noise,
+not about the code: benchmarks/flag_detection.py measures it (its
+false-flag rate); a 1.5 ms solve here fell outside a 3-session band in
+about one session of ten. The rule itself (per-session medians, reach,
+shares) is tested on synthetic samples in tests/test_refupdate.py.
 """
 
 import csv
@@ -52,14 +55,16 @@ def clusterbench(tmp, *args):
     )
 
 
-def session(tmp):
-    """Run one real session; the path of its report."""
+def session(tmp, judged=False):
+    """Run one real session; the path of its report (and its exit code when
+    *judged*: a run against references may find a figure SLOWER)."""
     before = set(glob.glob(str(tmp / 'results' / 'local' / '*' / 'report.json')))
     ran = clusterbench(tmp, 'run', '--results', str(tmp / 'results'), '--', *SELECT)
     after = set(glob.glob(str(tmp / 'results' / 'local' / '*' / 'report.json')))
     (report,) = after - before
-    assert ran.returncode in (0, 3), ran.stdout[-3000:] + ran.stderr
-    return report
+    allowed = (0, 1, 3) if judged else (0, 3)
+    assert ran.returncode in allowed, ran.stdout[-3000:] + ran.stderr
+    return (report, ran.returncode) if judged else report
 
 
 @pytest.fixture(scope='module')
@@ -97,27 +102,50 @@ def test_update_from_three_real_sessions(recorded):
     assert len(entry['figures']['gflops']['session_medians']) == 3
 
 
-def test_an_unchanged_run_is_neither_flagged_nor_faster(recorded):
+def test_the_next_run_is_judged_by_the_band_written(recorded):
     tmp, _, _ = recorded
-    report = session(tmp)
+    report, code = session(tmp, judged=True)
     # ReFrame itself resolved the references just written, as our look-up does.
     data = json.load(open(report))
-    case = data['runs'][0]['testcases'][0]
-    written = reflookup.references_for(case, str(tmp / 'refs'))
-    assert {k.rsplit(':', 1)[1]: v[1] for k, v in case['perfvalues'].items()} == {
-        k: v[0] for k, v in written.items()
-    }
+    cases = [c for c in data['runs'][0]['testcases'] if not c['fixture']]
+    assert len(cases) == 2  # --repeat 2
+    written = reflookup.references_for(cases[0], str(tmp / 'refs'))
+    assert len(written) == 5, written
+    for case in cases:
+        resolved = {k.rsplit(':', 1)[1]: v[1] for k, v in case['perfvalues'].items()}
+        assert resolved == {k: v[0] for k, v in written.items()}
     compared = clusterbench(
         tmp, 'compare', '--references', str(tmp / 'refs'), '--format', 'csv', report
     )
     rows = list(csv.DictReader(io.StringIO(compared.stdout)))
     kinds = {row['variable']: verdict.kind(row['verdict']) for row in rows}
     assert set(kinds) == {'gflops', 'bandwidth', 'time', 'iterations', 'mpi_share'}
-    assert not {verdict.FLAGGED, verdict.FASTER, verdict.NO_REFERENCE} & set(
-        kinds.values()
-    ), compared.stdout
+    # Every figure has a declared direction: never FLAGGED, never unreferenced.
+    assert not {verdict.FLAGGED, verdict.NO_REFERENCE} & set(kinds.values())
     # The deterministic figure and the share near zero pass outright.
     assert kinds['iterations'] == kinds['mpi_share'] == verdict.PASS, compared.stdout
+    for name in ('gflops', 'bandwidth', 'time'):
+        ref, lower, upper, _ = written[name]
+        low, high = verdict.bounds(ref, lower, upper)
+        values = [
+            v[0] for c in cases for k, v in c['perfvalues'].items()
+            if k.endswith(f':{name}')
+        ]  # fmt: skip
+        # The time grows, the rates fall: the same side of the band.
+        bad = [v > high if name == 'time' else v < low for v in values]
+        good = [v < low if name == 'time' else v > high for v in values]
+        if not any(bad) and not any(good):
+            expected = {verdict.PASS, verdict.INCONCLUSIVE}
+        elif all(bad):
+            expected = {verdict.SLOWER, verdict.INCONCLUSIVE}
+        elif all(good):
+            expected = {verdict.FASTER, verdict.PASS}
+        else:  # the two runs disagree: the median and its interval decide
+            expected = {verdict.PASS, verdict.INCONCLUSIVE, verdict.SLOWER,
+                        verdict.FASTER}  # fmt: skip
+        assert kinds[name] in expected, (name, values, low, high, compared.stdout)
+    # The run's exit code is the table's: 1 exactly when something is SLOWER.
+    assert (code == verdict.EXIT_REGRESSION) == (verdict.SLOWER in kinds.values())
 
 
 def test_provenance_keeps_the_host_probe_of_the_sessions(recorded):
