@@ -7,7 +7,7 @@ from clusterbench.cli.common import REFERENCES_HELP
 from clusterbench.judging import selection
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
-from clusterbench.results import runner
+from clusterbench.results import confirm, runner
 
 
 def run(args):
@@ -29,7 +29,18 @@ def run(args):
         junit=args.junit,
         wait=not args.no_wait,
         threshold=args.threshold,
+        confirm_runs=args.confirm,
     )
+
+
+def _runs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'a number of runs, 0 or more, not {text!r}')
+    return value
 
 
 def add_parser(sub):
@@ -71,6 +82,15 @@ def add_parser(sub):
         help='before each test on a local partition, wait (at most SECONDS, '
         'default 60) until the machine has been quiet for 3 s; says so when '
         'it gives up',
+    )
+    run_.add_argument(
+        '--confirm',
+        type=_runs,
+        default=confirm.DEFAULT_RUNS,
+        metavar='N',
+        help='run a test case with a figure SLOWER, WORSE or FLAGGED N more '
+        'times and judge each figure on all its runs (default '
+        f'{confirm.DEFAULT_RUNS}; 0: judge the first run alone)',
     )
     run_.add_argument(
         'reframe_args',

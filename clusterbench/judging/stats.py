@@ -124,7 +124,7 @@ def tolerance_band(values, floor, k=3.0):
     return max(floor, k * relative_spread(values))
 
 
-def session_band(sessions, floor, k=3.0, absolute_floor=None):
+def session_band(sessions, floor, k=3.0, absolute_floor=None, margin=None):
     """``(centre, tolerance, spread)`` of a figure from its samples grouped by
     session (a list of lists, one per session).
 
@@ -132,9 +132,12 @@ def session_band(sessions, floor, k=3.0, absolute_floor=None):
     state, the placement, the clock change between sessions), so with two
     sessions or more the per-session medians set everything: the centre is
     their median, the spread their robust relative spread, and the tolerance
-    is ``max(floor, k x spread, reach + floor)`` where *reach* is the
+    is ``max(floor, k x spread, reach + margin)`` where *reach* is the
     relative distance from the centre to the farthest session median (at
     least half their range): a figure seen in two modes is covered in both.
+    *margin* is *floor* unless given (benchmarks/session_holdout.py weighs
+    other margins: a smaller one catches more 10 % slowdowns of the steady
+    figures and turns more held-out sessions red).
     With one session its samples' spread is all there is. *absolute_floor*
     (in the figure's unit) is the smallest band for a value near zero,
     converted to a relative one (for a centre of zero ReFrame reads the
@@ -149,7 +152,8 @@ def session_band(sessions, floor, k=3.0, absolute_floor=None):
         medians = [median(s) for s in sessions]
         centre, spread = median(medians), relative_spread(medians)
         far = max(centre - min(medians), max(medians) - centre)
-        reach = far / abs(centre) + floor if centre else 0.0
+        margin = floor if margin is None else margin
+        reach = far / abs(centre) + margin if centre else 0.0
     tolerance = max(floor, k * spread, reach)
     if absolute_floor is not None:
         tolerance = max(

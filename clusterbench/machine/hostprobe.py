@@ -13,10 +13,17 @@ timings, on one core:
   larger than any last-level cache (memory latency under parallel misses,
   what CG, FFT and RandomAccess feel);
 * ``copy_gbs``: a copy between two such arrays, bytes read plus written
-  (memory bandwidth; recorded, not judged: see :data:`JUDGED`).
+  (memory bandwidth; recorded, not judged: see :data:`JUDGED`);
+* ``dgemm_all_gflops``: the same product on every CPU of the job's affinity
+  at once, one pinned process each, summed. One core cannot see a neighbour
+  that shares the other cores (an SMT sibling, a power budget): the session
+  of 2026-11-24 19:51 ran HPCC's single DGEMM at 53.4 GF/s, its star DGEMM
+  (both cores) at 49.9 (-9 %, 53.5-55.5 in ten other sessions), while the
+  one-core probe read 50.7 GF/s as ever. Recorded, not judged, until
+  sessions show that it tracks those figures.
 
 It runs in its own process with one BLAS thread, so that the job's
-environment is untouched, and costs ~0.3 s. The run's conditions take the
+environment is untouched, and costs ~0.5 s. The run's conditions take the
 better of a probe before and one after the launch (:func:`best`). ``python
 -m clusterbench.machine.hostprobe`` prints the figures as JSON.
 """
@@ -34,7 +41,7 @@ DGEMM_N = 512
 ARRAY_DOUBLES = 8 * 1024 * 1024
 GATHERS = 1024 * 1024
 REPEATS = 9
-FIGURES = ('dgemm_gflops', 'gather_mups', 'copy_gbs')
+FIGURES = ('dgemm_gflops', 'gather_mups', 'copy_gbs', 'dgemm_all_gflops')
 #: The figures that judge a host. The copy bandwidth is kept, not judged:
 #: like STREAM on these VMs it moved 21-37 GB/s between probes seconds apart
 #: on an idle machine (2026-11-24), while DGEMM held to ~3 % and the gather
@@ -75,6 +82,37 @@ def measure():
         'gather_mups': round(GATHERS / gather / 1e6, 1),
         'copy_gbs': round(2 * source.nbytes / copy / 1e9, 2),
     }
+
+
+def _dgemm_on(cpu, barrier, results):
+    os.sched_setaffinity(0, {cpu})
+    import numpy as np
+
+    rng = np.random.default_rng(cpu)
+    a = rng.random((DGEMM_N, DGEMM_N))
+    b = rng.random((DGEMM_N, DGEMM_N))
+    a @ b
+    # Together: the point is the cores' capacity while all of them work.
+    barrier.wait(TIMEOUT_S)
+    results.put(2 * DGEMM_N**3 / _best_seconds(lambda: a @ b) / 1e9)
+
+
+def measure_all_cores():
+    """GF/s of the DGEMM on every CPU of this process's affinity at once."""
+    import multiprocessing
+
+    cpus = sorted(os.sched_getaffinity(0))
+    context = multiprocessing.get_context('fork')
+    barrier, results = context.Barrier(len(cpus)), context.Queue()
+    workers = [
+        context.Process(target=_dgemm_on, args=(cpu, barrier, results)) for cpu in cpus
+    ]
+    for worker in workers:
+        worker.start()
+    rates = [results.get(timeout=TIMEOUT_S) for _ in workers]
+    for worker in workers:
+        worker.join()
+    return round(sum(rates), 2)
 
 
 #: One core: the BLAS reads these when it loads.
@@ -119,7 +157,11 @@ def best(probes):
     measured = [p for p in probes if 'absent' not in p]
     if not measured:
         return {'absent': probes[0]['absent'] if probes else 'host probe: not run'}
-    return {k: max(p[k] for p in measured) for k in FIGURES}
+    return {
+        k: max(p[k] for p in measured if k in p)
+        for k in FIGURES
+        if any(k in p for p in measured)
+    }
 
 
 def drift(probe_now, reference, limit):
@@ -139,4 +181,4 @@ def drift(probe_now, reference, limit):
 
 if __name__ == '__main__':
     os.environ.update(ONE_THREAD)
-    print(json.dumps(measure()))
+    print(json.dumps({**measure(), 'dgemm_all_gflops': measure_all_cores()}))

@@ -130,12 +130,14 @@ def band(tolerance, better=None):
 MIN_SESSIONS = 3
 
 
-def tolerance_of(values, floor=0.03, k=3.0, sessions=None, absolute_floor=None):
+def tolerance_of(
+    values, floor=0.03, k=3.0, sessions=None, absolute_floor=None, margin=None
+):
     """(reference, tolerance, relative spread) of one figure: *values* of one
     session, or *sessions* (one list of samples per session); see
     stats.session_band."""
     centre, tolerance, spread = stats.session_band(
-        sessions or [values], floor, k, absolute_floor
+        sessions or [values], floor, k, absolute_floor, margin
     )
     return centre, round(tolerance, 2), spread
 

@@ -11,7 +11,7 @@ from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
-from clusterbench.results import nodelock, reframe_output, runreport
+from clusterbench.results import confirm, nodelock, reframe_output, runreport
 from clusterbench.results import session as sessionreport
 
 
@@ -120,6 +120,7 @@ def run(
     junit=None,
     wait=True,
     threshold=verdict.DETECTION_THRESHOLD,
+    confirm_runs=confirm.DEFAULT_RUNS,
 ):
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
@@ -140,27 +141,54 @@ def run(
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
+    reframe = reframe if os.path.exists(reframe) else 'reframe'
     try:
         if lock:
             lock.record(f'pid {os.getpid()}, session {prefix}')
-        ran = reframe_output.run(
-            [reframe if os.path.exists(reframe) else 'reframe', *cmd[1:]],
-            out=out,
-            env=env,
-        )
+        ran = reframe_output.run([reframe, *cmd[1:]], out=out, env=env)
+        data = _session_report(report, prefix, ran, config, system, extra)
+        if not data['session_info'].get('num_cases'):
+            why = (
+                '; '.join(ran.not_loaded)
+                or 'a check file that failed to load is reported above'
+            )
+            raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
+        figures, failures = runreport.extract(data, report)
+        judged = verdict.group(figures, threshold=threshold)
+        reports, failed_otherwise = [report], _failed_otherwise(ran, data)
+        red = confirm.red_cases(judged, runreport.cases(data, report))
+        why_not = confirm.unsupported(extra)
+        if red and confirm_runs and why_not:
+            print(f'\nConfirmation runs: {why_not}', file=out)
+        elif red and confirm_runs:
+            first = judged
+            for (sysname, part, environ), hashes in sorted(red.items()):
+                sub = confirm.directory(prefix, sysname, part, environ)
+                os.makedirs(sub, exist_ok=True)
+                sub_report = os.path.join(sub, 'report.json')
+                args = confirm.session_args(extra, hashes, environ, confirm_runs)
+                sub_cmd = reframe_command(
+                    config, checks, f'{sysname}:{part}', sub, sub_report, args
+                )
+                print(f'\n$ {shlex.join(sub_cmd)}', file=out, flush=True)
+                again = reframe_output.run([reframe, *sub_cmd[1:]], out=out, env=env)
+                try:
+                    more = runreport.load(sub_report)
+                except ClusterbenchError as err:
+                    print(f'confirmation runs: {err}', file=out)
+                    failed_otherwise = True
+                    continue
+                more_figures, more_failures = runreport.extract(more, sub_report)
+                figures += more_figures
+                failures += more_failures
+                reports.append(sub_report)
+                failed_otherwise |= _failed_otherwise(again, more)
+            judged = verdict.group(figures, threshold=threshold)
+            print('\n' + confirm.summary(first, judged, confirm_runs), file=out)
     finally:
         if lock:
             lock.release()
-    status = ran.status
-    data = _session_report(report, prefix, ran, config, system, extra)
-    if not data['session_info'].get('num_cases'):
-        why = (
-            '; '.join(ran.not_loaded)
-            or 'a check file that failed to load is reported above'
-        )
-        raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
-    figures, failures = runreport.extract(data, report)
-    table = verdict.rows(verdict.group(figures, threshold=threshold), failures)
+    table = verdict.rows(judged, failures)
     print(f'\nResults: {prefix}\n', file=out)
     print(
         verdictview.render(
@@ -170,7 +198,7 @@ def run(
     )
     if ran.no_space:
         print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
-    details = sessionreport.text([report], verdictview.terminal_width())
+    details = sessionreport.text(reports, verdictview.terminal_width())
     if details:
         print(f'\n{details}', file=out)
     if junit:
@@ -179,11 +207,14 @@ def run(
     code = verdict.exit_code(table, strict)
     if code == verdict.EXIT_REGRESSION:
         return code
-    if ran.not_loaded or ran.no_space:
-        return verdict.EXIT_REGRESSION
-    if status and not _only_performance_failures(data):
+    if ran.not_loaded or ran.no_space or failed_otherwise:
         return verdict.EXIT_REGRESSION
     return code
+
+
+def _failed_otherwise(ran, data):
+    """ReFrame failed the session for more than figures (see below)."""
+    return bool(ran.status) and not _only_performance_failures(data)
 
 
 def _only_performance_failures(data):

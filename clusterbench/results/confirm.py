@@ -1,0 +1,112 @@
+"""Confirmation runs: a test case outside its reference is run again before
+its figures are called a regression.
+
+On a machine shared with neighbours (a VM, a node beside other jobs) a
+figure can leave its band for a few minutes: on 2026-11-24 HPCC's single
+DGEMM read 54.9 GF/s at 22:05 and 51.6 at 22:07 (-6 %, against 53.4-55.9 in
+eleven sessions), MPIFFT 5.62 and 3.85 GFlop/s, with the run's steal, load
+and host probe all quiet. A machine that changed stays changed. So every
+test case with a figure SLOWER, WORSE or FLAGGED is run *count* more times
+in a ReFrame session of its own (``-n /<hash>`` on its partition and
+environment, ``--repeat``), and each figure is then judged on all its runs
+together: the median of the samples against the band, and the bootstrap
+interval for significance (clusterbench.judging.verdict), so one burst no
+longer decides, while a real slowdown, present in every run, still does.
+"""
+
+import os
+import re
+
+from clusterbench.judging import verdict
+
+#: More runs of each test case outside its reference; `clusterbench run
+#: --confirm N` changes it, 0 turns confirmation off.
+DEFAULT_RUNS = 2
+
+#: Options of the first session that would select, or multiply, other test
+#: cases in a confirmation session (``-n`` patterns are OR-ed by ReFrame).
+_DROPPED_WITH_VALUE = ('-n', '--name', '--repeat', '--reruns')
+
+
+def red_cases(judged, cases):
+    """{(system, partition, environ): [hashcode, ...]} of the test cases with a
+    figure that fails the run (SLOWER, WORSE, FLAGGED)."""
+    red = {
+        (j.test, j.system, j.partition, j.environ)
+        for j in judged
+        if verdict.kind(j.verdict) in (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
+    }
+    found = {}
+    for case in cases:
+        if case.get('fixture') or not case.get('hashcode'):
+            continue
+        ident = (case['name'], case['system'], case['partition'], case['environ'])
+        if ident in red:
+            red.discard(ident)
+            where = (case['system'], case['partition'], case['environ'])
+            found.setdefault(where, []).append(case['hashcode'])
+    return found
+
+
+def without_selection(extra):
+    """*extra* (ReFrame options) without test-name selection and repetition."""
+    kept, skip = [], False
+    for arg in extra:
+        if skip:
+            skip = False
+            continue
+        if arg in _DROPPED_WITH_VALUE:
+            skip = True
+            continue
+        if any(arg.startswith(opt + '=') for opt in _DROPPED_WITH_VALUE[1:]):
+            continue
+        if arg.startswith('-n') and not arg.startswith('--'):
+            continue  # -nPATTERN
+        kept.append(arg)
+    return kept
+
+
+def unsupported(extra):
+    """Why confirmation cannot run with these options, or ''."""
+    if any(arg == '--distribute' or arg.startswith('--distribute=') for arg in extra):
+        # ReFrame filters before it distributes: a distributed variant's hash
+        # selects nothing in a new session.
+        return 'not with --distribute (rerun the node by name)'
+    return ''
+
+
+def session_args(extra, hashes, environ, runs):
+    """ReFrame options of the confirmation session of *hashes* in *environ*."""
+    names = [arg for h in hashes for arg in ('-n', f'/{h}')]
+    return [
+        *without_selection(extra),
+        *names,
+        '-p',
+        f'^{re.escape(environ)}$',
+        '--repeat',
+        str(runs),
+    ]
+
+
+def directory(prefix, system, partition, environ):
+    """Where the confirmation session of one partition and environment goes."""
+    name = re.sub(r'[^A-Za-z0-9_.-]', '-', f'{system}-{partition}-{environ}')
+    return os.path.join(prefix, 'confirm', name)
+
+
+def summary(before, after, runs):
+    """The line printed under the table: what the confirmation runs changed."""
+    red = (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
+    was = {_key(j) for j in before if verdict.kind(j.verdict) in red}
+    still = {_key(j) for j in after if verdict.kind(j.verdict) in red} & was
+    back = len(was - still)
+    return (
+        f'Confirmation: {len(was)} figure(s) outside their references were run '
+        f'{runs} more time(s) and judged on all runs: {len(still)} still fail, '
+        f'{back} did not hold'
+    )
+
+
+def _key(judged):
+    return (judged.test, judged.system, judged.partition, judged.environ,
+            judged.variable)  # fmt: skip
