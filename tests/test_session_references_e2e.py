@@ -18,6 +18,7 @@ import json
 import re
 import shutil
 import statistics
+import sys
 
 import pytest
 import rfm
@@ -155,15 +156,14 @@ def test_provenance_keeps_the_host_probe_of_the_sessions(recorded):
         cases = json.load(open(path))['runs'][0]['testcases']
         probes = [c['run_conditions']['host_probe'] for c in cases if not c['fixture']]
         assert len(probes) == 2  # --repeat 2: a probe before each run
-        names = {'dgemm_gflops', 'gather_mups', 'copy_gbs'}
-        assert all(set(p) == names for p in probes), probes
+        assert all(set(p) == set(hostprobe.FIGURES) for p in probes), probes
         per_session.append(probes)
     prov = yaml.safe_load(
         (tmp / 'refs' / 'local' / 'provenance' / 'cgsolver.yaml').read_text()
     )
     (entry,) = prov['CGSolverCheck'].values()
     assert entry['host_probe']['sessions'] == 3
-    for name in ('dgemm_gflops', 'gather_mups', 'copy_gbs'):
+    for name in hostprobe.FIGURES:
         medians = [statistics.median(p[name] for p in s) for s in per_session]
         # Kept to 4 significant digits, like the references.
         expected = statistics.median(medians)
@@ -201,3 +201,21 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
     assert f'DISTURBED ({case["disturbed"]})' in ' '.join(out.split()), out
     # Not judged, so not failed; a --strict run would exit 3.
     assert ran.returncode == 0, out
+
+
+def test_session_holdout_judges_each_session_by_the_others(recorded):
+    _, reports, _ = recorded
+    ran = rfm.captured(
+        [sys.executable, 'benchmarks/session_holdout.py', '--min-sessions', '2',
+         *reports]
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    out = ran.stdout
+    assert re.search(r'rule floor 0\.03, k 3: [0-3] of 3 held-out sessions green', out)
+    counted = re.findall(r'spread [<>=]+ 3%, (.+?): (\d+) figures', out)
+    # Five figures in each of three sessions; a 10 % slowdown only of the
+    # three with a direction that are not shares (gflops, bandwidth, time).
+    totals = {}
+    for when, n in counted:
+        totals[when] = totals.get(when, 0) + int(n)
+    assert totals == {'unchanged': 15, '10% worse': 9, '5% worse': 9}, out
