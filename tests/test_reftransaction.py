@@ -170,8 +170,16 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
     assert len(steps) >= 50
     commit = next(int(s.split()[0]) for s in steps if s.endswith(' committed'))
     last = len(steps)
-    points = sorted({round(1 + i * (last - 1) / 49) for i in range(50)})
-    assert len(points) == 50 and points[0] == 1 and points[-1] == last
+    # 50 points spread evenly, and every rename of a reference file (where
+    # the two evenly spread points fall depends on how much the files hold).
+    reference_renames = [
+        k
+        for k, step in enumerate(steps, 1)
+        if step.split(' ', 1)[1].startswith('renamed ') and '/' not in step
+    ]
+    evenly = {round(1 + i * (last - 1) / 49) for i in range(50)}
+    points = sorted(evenly | set(reference_renames))
+    assert len(evenly) == 50 and points[0] == 1 and points[-1] == last
 
     outcomes = {'old': 0, 'new': 0}
     mismatches = 0
@@ -213,12 +221,6 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
     # Both sides of the commit are exercised (where it falls among the steps
     # depends on how much the files hold).
     assert outcomes['old'] >= 5 and outcomes['new'] >= 5, outcomes
-    reference_renames = [
-        k
-        for k in points
-        if steps[k - 1].split(' ', 1)[1].startswith('renamed ')
-        and '/' not in steps[k - 1]
-    ]
     assert mismatches == len(reference_renames) > 0
 
 
