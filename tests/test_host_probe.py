@@ -25,6 +25,24 @@ def test_a_probe_that_cannot_run_is_absent_with_the_reason(tmp_path):
     }
 
 
+def test_a_probe_without_its_all_core_figure_keeps_the_rest(tmp_path):
+    partial = tmp_path / 'python'
+    partial.write_text(
+        '#!/bin/sh\necho \'{"dgemm_gflops": 50.1, "gather_mups": 110.0, '
+        '"copy_gbs": 25.0}\'\n'
+    )
+    partial.chmod(0o755)
+    assert hostprobe.probe(python=str(partial)) == {
+        'dgemm_gflops': 50.1, 'gather_mups': 110.0, 'copy_gbs': 25.0
+    }  # fmt: skip
+    one_missing = tmp_path / 'one-missing'
+    one_missing.write_text('#!/bin/sh\necho \'{"dgemm_gflops": 50.1}\'\n')
+    one_missing.chmod(0o755)
+    assert hostprobe.probe(python=str(one_missing)) == {
+        'absent': 'host probe: figures missing from its output'
+    }
+
+
 def test_drift_names_the_judged_figures_worse_than_the_limit():
     reference = {'dgemm_gflops': 50.0, 'gather_mups': 110.0, 'copy_gbs': 30.0}
     same = {'dgemm_gflops': 48.0, 'gather_mups': 103.0, 'copy_gbs': 15.0}

@@ -27,6 +27,10 @@ DEFAULT_RUNS = 2
 #: cases in a confirmation session (``-n`` patterns are OR-ed by ReFrame).
 _DROPPED_WITH_VALUE = ('-n', '--name', '--repeat', '--reruns')
 
+#: The verdicts a confirmation reruns: a figure's regression (a FAILED test
+#: left no figure to confirm).
+RED = tuple(v for v in verdict.REGRESSIONS if v != verdict.FAILED)
+
 
 def red_cases(judged, cases):
     """{(system, partition, environ): [hashcode, ...]} of the test cases with a
@@ -34,7 +38,7 @@ def red_cases(judged, cases):
     red = {
         (j.test, j.system, j.partition, j.environ)
         for j in judged
-        if verdict.kind(j.verdict) in (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
+        if verdict.kind(j.verdict) in RED
     }
     found = {}
     for case in cases:
@@ -96,9 +100,8 @@ def directory(prefix, system, partition, environ):
 
 def summary(before, after, runs):
     """The line printed under the table: what the confirmation runs changed."""
-    red = (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
-    was = {_key(j) for j in before if verdict.kind(j.verdict) in red}
-    still = {_key(j) for j in after if verdict.kind(j.verdict) in red} & was
+    was = {_key(j) for j in before if verdict.kind(j.verdict) in RED}
+    still = {_key(j) for j in after if verdict.kind(j.verdict) in RED} & was
     back = len(was - still)
     return (
         f'Confirmation: {len(was)} figure(s) outside their references were run '

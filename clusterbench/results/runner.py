@@ -162,27 +162,12 @@ def run(
             print(f'\nConfirmation runs: {why_not}', file=out)
         elif red and confirm_runs:
             first = judged
-            for (sysname, part, environ), hashes in sorted(red.items()):
-                sub = confirm.directory(prefix, sysname, part, environ)
-                os.makedirs(sub, exist_ok=True)
-                sub_report = os.path.join(sub, 'report.json')
-                args = confirm.session_args(extra, hashes, environ, confirm_runs)
-                sub_cmd = reframe_command(
-                    config, checks, f'{sysname}:{part}', sub, sub_report, args
-                )
-                print(f'\n$ {shlex.join(sub_cmd)}', file=out, flush=True)
-                again = reframe_output.run([reframe, *sub_cmd[1:]], out=out, env=env)
-                try:
-                    more = runreport.load(sub_report)
-                except ClusterbenchError as err:
-                    print(f'confirmation runs: {err}', file=out)
-                    failed_otherwise = True
-                    continue
-                more_figures, more_failures = runreport.extract(more, sub_report)
-                figures += more_figures
-                failures += more_failures
-                reports.append(sub_report)
-                failed_otherwise |= _failed_otherwise(again, more)
+            more = _confirmation_sessions(
+                red, confirm_runs, (config, checks, prefix, extra, reframe, env), out
+            )
+            figures, failures = figures + more[0], failures + more[1]
+            reports += more[2]
+            failed_otherwise |= more[3]
             judged = verdict.group(figures, threshold=threshold)
             print('\n' + confirm.summary(first, judged, confirm_runs), file=out)
     finally:
@@ -210,6 +195,35 @@ def run(
     if ran.not_loaded or ran.no_space or failed_otherwise:
         return verdict.EXIT_REGRESSION
     return code
+
+
+def _confirmation_sessions(red, runs, session, out):
+    """Run the test cases *red* (see confirm.red_cases) *runs* more times, one
+    ReFrame session per partition and environment; return their (figures,
+    failures, report paths, whether ReFrame failed for more than figures)."""
+    config, checks, prefix, extra, reframe, env = session
+    figures, failures, reports, failed = [], [], [], False
+    for (system, partition, environ), hashes in sorted(red.items()):
+        sub = confirm.directory(prefix, system, partition, environ)
+        os.makedirs(sub, exist_ok=True)
+        report = os.path.join(sub, 'report.json')
+        args = confirm.session_args(extra, hashes, environ, runs)
+        where = f'{system}:{partition}'
+        cmd = reframe_command(config, checks, where, sub, report, args)
+        print(f'\n$ {shlex.join(cmd)}', file=out, flush=True)
+        ran = reframe_output.run([reframe, *cmd[1:]], out=out, env=env)
+        try:
+            data = runreport.load(report)
+        except ClusterbenchError as err:
+            print(f'confirmation runs: {err}', file=out)
+            failed = True
+            continue
+        more_figures, more_failures = runreport.extract(data, report)
+        figures += more_figures
+        failures += more_failures
+        reports.append(report)
+        failed |= _failed_otherwise(ran, data)
+    return figures, failures, reports, failed
 
 
 def _failed_otherwise(ran, data):
