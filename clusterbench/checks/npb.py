@@ -575,7 +575,7 @@ class NPBBase(
             f'{npb_makedef.executable_name(bench, cls, ranks)}',
         )
         if binaries.provided_by == 'module':
-            self.modules = [self.npb_module]
+            self.modules = [module_name(self.npb_module, 'npb_module')]
         # The run carries how its binaries were built.
         for name in PROVENANCE:
             setattr(self, name, getattr(binaries, name))
