@@ -9,14 +9,22 @@ site admin runs it. Each case asserts the exact line, the exit code and that
 nothing stored or outside `--out` changed.
 """
 
+import json
 import os
+import shutil
 import stat
 import subprocess
 
 import pytest
-from badinput import Store, assert_line, hashes
+from badinput import Store, assert_line, hashes, npb
 from conftest import PROJECT
 from rfm import TINY_CG, tool
+from test_npb_check import (  # noqa: F401 (fixture)
+    FAKE_TREE,
+    _closed_port,
+    fake_binaries,
+    needs_openmpi,
+)
 
 from clusterbench.core import scriptnames
 
@@ -244,3 +252,67 @@ def test_16_site_init_leaves_out_what_reframe_would_refuse(tmp_path):
     )  # fmt: skip
     assert shown.returncode == 0, shown.stdout + shown.stderr
     assert "'ib-hdr'" not in shown.stdout and '"ib"' in shown.stdout
+
+
+# --- friction: a relative benchmark path -------------------------------------
+
+
+def run_from(cwd, store, *reframe_args):
+    """`clusterbench run` on local, started in *cwd* (not the project root)."""
+    tmp = store.tmp
+    return subprocess.run(
+        [tool('clusterbench'), 'run',
+         '--config', os.path.join(PROJECT, 'site_configs', 'local.py'),
+         '--checks', os.path.join(PROJECT, 'reframe_checks', 'npb.py'),
+         '--results', str(store.results), '--references', str(store.refs),
+         '--', *reframe_args],
+        capture_output=True, text=True, cwd=cwd, timeout=600,
+        env={
+            **os.environ,
+            'CLUSTERBENCH_CACHE': str(tmp / 'cache'),
+            'CLUSTERBENCH_MIRROR': '',
+            'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
+            'CLUSTERBENCH_LOCK_DIR': str(tmp / 'locks'),
+            'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
+        },
+    )  # fmt: skip
+
+
+@needs_openmpi
+@pytest.mark.parametrize('variable', ['npb_prefix', 'npb_source'])
+def test_friction_relative_npb_path_is_from_the_launch_directory(
+    tmp_path,
+    fake_binaries,  # noqa: F811 (the fixture)
+    variable,
+):
+    # Before: setup found `npb` from the launch directory, the build's `ls`
+    # looked for it in the stage: FAILED (compile_wait), the cause in
+    # rfm_build.err only. (npb_source was already made absolute.)
+    store = Store(tmp_path)
+    work = tmp_path / 'work'
+    if variable == 'npb_prefix':
+        shutil.copytree(fake_binaries, work / 'npb' / 'bin')
+        settings = ('-S', f'npb_url=http://127.0.0.1:{_closed_port()}/npb.tar.gz',
+                    '-S', 'npb_prefix=npb', '-S', 'npb_class=S',
+                    '-n', 'benchmark=cg$', '-p', 'gnu-openmpi')  # fmt: skip
+    else:
+        shutil.copytree(FAKE_TREE, work / 'npb')
+        settings = npb(tree='npb')
+    (tmp_path / 'locks').mkdir()
+    proc = run_from(work, store, *settings)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert_line(out, '{ANY}, 0 FAILED')
+    (report,) = {*(store.results / 'local').glob('*/report.json')} - {
+        store.earlier / 'report.json'
+    }
+    (cg,) = [
+        c
+        for r in json.loads(report.read_text())['runs']
+        for c in r['testcases']
+        if c['name'].startswith('NPBCheck')
+    ]
+    assert cg['result'] == 'pass', cg['fail_reason']
+    if variable == 'npb_prefix':
+        assert cg['executable'] == str(work / 'npb' / 'bin' / 'cg.S.x')
+    store.assert_kept(new_session=True)
