@@ -14,6 +14,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 
 import pytest
 from badinput import Store, assert_line, hashes, npb
@@ -25,8 +26,11 @@ from test_npb_check import (  # noqa: F401 (fixture)
     fake_binaries,
     needs_openmpi,
 )
+from test_run_conditions import Snap
 
+from clusterbench.checks.plugins import runconditions
 from clusterbench.core import scriptnames
+from clusterbench.machine import conditions
 
 pytestmark = pytest.mark.integration
 
@@ -316,3 +320,40 @@ def test_friction_relative_npb_path_is_from_the_launch_directory(
     if variable == 'npb_prefix':
         assert cg['executable'] == str(work / 'npb' / 'bin' / 'cg.S.x')
     store.assert_kept(new_session=True)
+
+
+# --- friction: the ranks' CPU share of a threaded rank ------------------------
+
+
+def test_friction_ranks_share_of_a_threaded_rank_is_of_its_cpus():
+    # The issue's STREAM: one rank, two OpenMP threads on a 2-CPU VM, quiet:
+    # 18.8 CPU-s in 10 s was shown as `ranks 188 %`.
+    quiet = conditions.measure(Snap(0, 0, 0, 0), Snap(10.0, 0, 19.0, 1.0), 1, 18.8, 2)
+    assert quiet['ranks_cpu_share'] == pytest.approx(0.94)
+    assert ', ranks 94 %, ' in conditions.format_line(quiet)
+    # A real StreamCheck run here (1 rank x 2 threads, 2 CPUs) beside the
+    # other helpers' work: 16.929 CPU-s in 47.273 s is 18 % of its 2 CPUs,
+    # not 36 % of one.
+    busy = conditions.measure(
+        Snap(0, 0, 0, 0), Snap(47.273, 0.13, 94.4, 0.0), 1, 16.929, 2
+    )
+    assert conditions.disturbed(busy).startswith("ranks' CPU share 18 %")
+    # The launcher's own CPU time is counted too: never above 100 %.
+    over = conditions.measure(Snap(0, 0, 0, 0), Snap(10.0, 0, 20.0, 0), 1, 20.3, 2)
+    assert over['ranks_cpu_share'] == 1.0 and over['ranks_cpu_s'] == 20.3
+
+
+def test_friction_the_wrapper_is_told_each_rank_s_cpus(tmp_path):
+    out = tmp_path / 'c.json'
+    proc = subprocess.run(
+        [sys.executable, '-m', 'clusterbench.machine.conditions', 'wrap', '-o',
+         str(out), '--ranks', '1', '--cpus-per-rank', '2', '--local',
+         '--no-probe', '--', sys.executable, '-c', 'pass'],
+        env={**os.environ, 'PYTHONPATH': PROJECT},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(out.read_text())
+    assert found['cpus_per_rank'] == 2 and 0 <= found['ranks_cpu_share'] <= 1
+    options = runconditions.wrapper_options('c.json', 1, True, cpus_per_rank=2)
+    assert options[options.index('--cpus-per-rank') + 1] == '2'
