@@ -11,6 +11,7 @@ nothing stored or outside `--out` changed.
 
 import json
 import os
+import runpy
 import shutil
 import stat
 import subprocess
@@ -207,7 +208,7 @@ def test_16_hand_edited_config_without_common_py(tmp_path, field):
     else:
         hostile = '--partition=default\ntouch X'
         config = hand_config(tmp_path, WRITTEN, access=[hostile])
-        why = scriptnames.KINDS['option'][1]
+        why = scriptnames.KINDS['directive'][1]
         what = f"system 'hand' partition 'default': access: {hostile!r}: {why}"
     store = Store(tmp_path)
     rc, out = store.run(*TINY_CG, options=('--config', str(config), '--system', 'hand'))
@@ -215,6 +216,16 @@ def test_16_hand_edited_config_without_common_py(tmp_path, field):
     assert_line(out, f'clusterbench: error: {config}: {what}')
     store.assert_kept()
     assert not (store.results / 'hand').exists()
+
+
+@pytest.mark.parametrize('name', ['local', 'box', 'example-site'])
+def test_16_the_shipped_site_configs_pass_the_one_validator(name):
+    config = runpy.run_path(os.path.join(PROJECT, 'site_configs', f'{name}.py'))
+    assert scriptnames.config_problem(config['site_configuration']) is None
+    # What a scheduler option may be, and what a module name may not.
+    assert scriptnames.problem('directive', '--constraint=ib&gpu') is None
+    assert scriptnames.problem('module', 'openmpi/5.0.8-gcc-13.3.0') is None
+    assert scriptnames.problem('module', 'openmpi/4.1 x') == NOT_A_MODULE
 
 
 # --- 17. a name that would write outside --out -------------------------------

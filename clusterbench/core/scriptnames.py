@@ -41,6 +41,13 @@ KINDS = {
         re.compile(r'[A-Za-z0-9_@%+=:,./-]+\Z'),
         'not a launcher option (letters, digits and _@%+=:,./- only)',
     ),
+    # A scheduler option: ReFrame writes it after ``#SBATCH`` (a comment to
+    # the shell), where ``--constraint=ib&gpu`` or ``--nodelist=n[1-4]`` are
+    # fine; a newline would start a line of the script.
+    'directive': (
+        re.compile(r'[^\x00-\x1f\x7f]+\Z'),
+        'not a scheduler option (one line, no control characters)',
+    ),
 }
 
 
@@ -119,7 +126,7 @@ def partition_problem(system, partition):
     fields = [
         ('name', 'name', [partition.get('name')]),
         ('environs', 'name', list(partition.get('environs') or [])),
-        ('access', 'option', _options(partition)),
+        ('access', 'directive', _options(partition)),
         *_common_fields(partition),
     ]
     return _first(label, fields)
