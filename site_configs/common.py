@@ -7,6 +7,7 @@ it offers as ReFrame *features*, which checks select on.
 """
 
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Results go beside the checkout; from a wheel (read-only package data) to
@@ -38,7 +39,7 @@ def gnu_openmpi(
         return module_environment(
             name, 'openmpi', modules, extra_features, target_systems, env_vars
         )
-    return {
+    environ = {
         'name': name,
         'target_systems': list(target_systems),
         'cc': 'mpicc.openmpi',
@@ -54,6 +55,7 @@ def gnu_openmpi(
         ],
         'extras': {'mpi': 'openmpi', 'compiler': 'gcc', 'blas': 'openblas'},
     }
+    return _checked(environ)
 
 
 def gnu_mpich(
@@ -65,7 +67,7 @@ def gnu_mpich(
         return module_environment(
             name, 'mpich', modules, extra_features, target_systems, env_vars
         )
-    return {
+    environ = {
         'name': name,
         'target_systems': list(target_systems),
         'cc': 'mpicc.mpich',
@@ -78,6 +80,7 @@ def gnu_mpich(
         ],
         'extras': {'mpi': 'mpich', 'compiler': 'gcc', 'blas': 'openblas'},
     }
+    return _checked(environ)
 
 
 #: ReFrame feature of each compiler (``+gnu`` selects GCC, as for Debian's).
@@ -99,7 +102,7 @@ def module_environment(
     set. *mpi*, *compiler* and *blas* are Spack package names; the checks
     match them against their parameters (``extras``)."""
     root = _OPENMPI_ROOT if mpi == 'openmpi' else []
-    return {
+    environ = {
         'name': name,
         'target_systems': list(target_systems),
         'modules': list(modules),
@@ -116,6 +119,29 @@ def module_environment(
         'env_vars': [*root, *env_vars],
         'extras': {'mpi': mpi, 'compiler': compiler, 'blas': blas},
     }
+    return _checked(environ)
+
+
+def _checked(environ):
+    """*environ*, if none of its names can run as a command: ReFrame writes
+    its modules (``module load NAME``) and variable names into job scripts
+    unquoted. Else a ConfigError naming the line of the site config that
+    declared it (ReFrame prints it as one line; ``clusterbench run`` too)."""
+    from clusterbench.core import errors, scriptnames
+
+    found = scriptnames.environment_problem(environ)
+    if found is None:
+        return environ
+    from reframe.core.exceptions import ConfigError
+
+    class BadConfigName(ConfigError, errors.ClusterbenchError):
+        pass
+
+    # The first caller outside this file: the site config's line.
+    frame = sys._getframe(1)
+    while frame.f_back and frame.f_code.co_filename == _checked.__code__.co_filename:
+        frame = frame.f_back
+    raise BadConfigName(f'{frame.f_code.co_filename}:{frame.f_lineno}: {found}')
 
 
 def general(**overrides):

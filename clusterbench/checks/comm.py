@@ -34,6 +34,7 @@ from reframe.core.exceptions import ReframeError
 from clusterbench.bench import curves
 from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.launchdir import from_launch_dir
 from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
@@ -308,7 +309,8 @@ class InstalledSuite(SpackBuilt):
         if not explicit and build is not None and build.built:
             self.build_provider = build.build_provider
             return build.stagedir
-        return explicit
+        # The executable is run from the stage: relative to the launch dir.
+        return from_launch_dir(explicit)
 
     def locate(self, name):
         """The path (or, from an environment's PATH, the name) of *name*."""

@@ -52,6 +52,7 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import npb_makedef, npb_rules
 from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.launchdir import LaunchDirPaths
 from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.spack import (
@@ -163,7 +164,7 @@ def _resolve_on_path(names, where):
     return [f'npb_exe=$({lookups}) || {{ echo {why} >&2; exit 3; }}']
 
 
-class _NPBVariables(NPBReleaseVariables, RecordedSkip):
+class _NPBVariables(NPBReleaseVariables, RecordedSkip, LaunchDirPaths):
     """The variables the build fixture and the run share: set them with -S.
 
     ``-S name=value`` reaches the fixture and the run alike; a class set for
@@ -575,7 +576,7 @@ class NPBBase(
             f'{npb_makedef.executable_name(bench, cls, ranks)}',
         )
         if binaries.provided_by == 'module':
-            self.modules = [self.npb_module]
+            self.modules = [module_name(self.npb_module, 'npb_module')]
         # The run carries how its binaries were built.
         for name in PROVENANCE:
             setattr(self, name, getattr(binaries, name))

@@ -7,13 +7,11 @@ quoted there, or a directory named ``a;b`` runs ``b``. Every check builds
 such lines through these helpers.
 """
 
-import re
 import shlex
 
 from reframe.core.exceptions import ReframeError
 
-#: What a module name (``npb/3.4.2-gcc``, ``osu@7.4``) may contain.
-_MODULE_NAME = re.compile(r'[A-Za-z0-9_.+/@%=,:-]+\Z')
+from clusterbench.core import scriptnames
 
 
 def quote(value):
@@ -39,12 +37,12 @@ def prepend_path(directory, variable='PATH'):
 def module_name(name, what):
     """*name* if it is a plain module name; ReframeError naming *what* if not.
 
-    ReFrame emits ``module load <name>`` itself, unquoted.
+    ReFrame emits ``module load <name>`` itself, unquoted: the one validator
+    of such names (:mod:`clusterbench.core.scriptnames`) decides.
     """
-    if not _MODULE_NAME.match(name):
-        raise ReframeError(
-            f'{what}={name!r}: not a module name (letters, digits and _.+/@%=,:- only)'
-        )
+    why = scriptnames.problem('module', name)
+    if why:
+        raise ReframeError(f'{what}={name!r}: {why}')
     return name
 
 

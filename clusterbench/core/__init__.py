@@ -1,6 +1,8 @@
 """The base every other package stands on: the one-line error and the one way
-to run a command (errors), and where the checks, site configs and references
-in use are (paths).
+to run a command (errors), where the checks, site configs and references
+in use are (paths), and the one validator of the names that reach a job or
+build script: modules, partitions, environments, features, launcher options
+(scriptnames).
 
 Imports: nothing
 """

@@ -13,10 +13,13 @@ reads ``/proc/stat`` again:
 * ``steal_share``: CPU time the hypervisor gave to others, of all CPU time of
   the node over the run;
 * ``other_cpu_share``: busy CPU time that was not the ranks', of all CPU time;
-* ``ranks_cpu_share``: the ranks' CPU seconds / (wall x ranks), with ranks
-  capped at the node's CPUs; only where the ranks are the launcher's
-  descendants (``--local``). Elsewhere (``srun``: slurmstepd starts them)
-  it is absent, with the reason;
+* ``ranks_cpu_share``: the ranks' CPU seconds / (wall x the CPUs they were
+  given), the CPUs given being ranks x ``--cpus-per-rank`` (a rank's
+  threads: STREAM's one rank runs one per core) capped at the node's CPUs,
+  and the share capped at 100 % (the launcher's own CPU time is counted
+  too; ``ranks_cpu_s`` keeps the sum as measured); only where the ranks are
+  the launcher's descendants (``--local``). Elsewhere (``srun``:
+  slurmstepd starts them) it is absent, with the reason;
 * ``load_before``: the 1-minute load average before the launch;
 * ``mhz_before``/``mhz_after``: mean current frequency, where readable;
 * ``host_probe``: :mod:`clusterbench.machine.hostprobe` run before and after
@@ -121,11 +124,13 @@ class Snapshot:
         self.mhz = read_mhz(proc)
 
 
-def measure(before, after, ranks, ranks_cpu=None):
+def measure(before, after, ranks, ranks_cpu=None, cpus_per_rank=1):
     """The conditions between two snapshots; *ranks_cpu*: the ranks' CPU
-    seconds, or None where they could not be had."""
+    seconds, or None where they could not be had; *cpus_per_rank*: the CPUs
+    (threads) each rank was given."""
     wall = after.time - before.time
     out, absent = {'format': FORMAT, 'wall_s': round(wall, 3), 'ranks': ranks}, {}
+    out['cpus_per_rank'] = cpus_per_rank
     out['cpus'] = after.cpus or ABSENT
     if before.stat and after.stat and wall > 0:
         delta = {k: max(0.0, after.stat[k] - before.stat[k]) for k in _STAT_FIELDS}
@@ -143,8 +148,9 @@ def measure(before, after, ranks, ranks_cpu=None):
             absent[key] = 'no /proc/stat'
     if ranks_cpu is not None and wall > 0:
         out['ranks_cpu_s'] = round(ranks_cpu, 3)
-        given = min(ranks, after.cpus or ranks) or 1
-        out['ranks_cpu_share'] = round(ranks_cpu / (wall * given), 4)
+        given = ranks * max(cpus_per_rank, 1)
+        given = min(given, after.cpus or given) or 1
+        out['ranks_cpu_share'] = round(min(1.0, ranks_cpu / (wall * given)), 4)
     else:
         out['ranks_cpu_s'] = out['ranks_cpu_share'] = ABSENT
         absent['ranks_cpu_share'] = (
@@ -225,7 +231,7 @@ def format_line(found):
     return text
 
 
-def run_wrapped(argv, output, ranks, local, probe=True):
+def run_wrapped(argv, output, ranks, local, probe=True, cpus_per_rank=1):
     """Run *argv*, measure around it, write *output*; return its exit code.
     With *probe*, the host probe runs before the CPU counters start and after
     they stop."""
@@ -260,7 +266,7 @@ def run_wrapped(argv, output, ranks, local, probe=True):
     child.returncode = os.waitstatus_to_exitcode(status)
     after = Snapshot()
     cpu = usage.ru_utime + usage.ru_stime if local else None
-    out = measure(before, after, ranks, cpu)
+    out = measure(before, after, ranks, cpu, cpus_per_rank)
     out['host'] = socket.gethostname()
     out['exit_code'] = child.returncode
     if found_probe is not None:
@@ -343,6 +349,13 @@ def main(argv=None):
     wrap.add_argument('-o', '--output', required=True)
     wrap.add_argument('--ranks', type=int, default=1)
     wrap.add_argument(
+        '--cpus-per-rank',
+        type=int,
+        default=1,
+        help="the CPUs each rank was given (its threads): the ranks' share is of "
+        'ranks x this',
+    )
+    wrap.add_argument(
         '--local',
         action='store_true',
         help="the ranks are the launcher's descendants: measure their CPU time",
@@ -361,7 +374,12 @@ def main(argv=None):
     if not command:
         ap.error('wrap: no command after --')
     return run_wrapped(
-        command, args.output, args.ranks, args.local, probe=not args.no_probe
+        command,
+        args.output,
+        args.ranks,
+        args.local,
+        probe=not args.no_probe,
+        cpus_per_rank=args.cpus_per_rank,
     )
 
 

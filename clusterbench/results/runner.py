@@ -6,6 +6,7 @@ import shlex
 import sys
 import time
 
+from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
@@ -48,11 +49,28 @@ def reframe_command(config, checks, system, prefix, report, extra=()):
     ]
 
 
-def _system_entry(config, name):
-    """The entry of system *name* in *config*, or None."""
+def _site(config):
+    """*config*'s ``site_configuration``, or None if it does not load (ReFrame
+    says why). A name in it that would reach a job script as a command (a
+    module ``a;b``, an access option) is one line naming it, before any job."""
     try:
         site = runpy.run_path(config)['site_configuration']
+    except ClusterbenchError:
+        raise  # common.py's builders refused a name, at the config's line
     except Exception:  # noqa: BLE001 - ReFrame reports a broken config itself
+        return None
+    if not isinstance(site, dict):
+        return None
+    found = scriptnames.config_problem(site)
+    if found:
+        raise ClusterbenchError(f'{config}: {found}')
+    return site
+
+
+def _system_entry(config, name):
+    """The entry of system *name* in *config*, or None."""
+    site = _site(config)
+    if site is None:
         return None
     return next((e for e in site.get('systems', []) if e.get('name') == name), None)
 

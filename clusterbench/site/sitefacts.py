@@ -327,7 +327,9 @@ def environs_from_modules(modules):
         cname = compiler if isinstance(compiler, str) else 'cc'
         name = f'{COMPILER_FEATURE.get(cname, cname)}-{mpi}'
         if any(e.name == name for e in found):
-            name += '-' + mpi_module.split('/', 1)[1].split('-')[0]
+            # The version, as ReFrame names go: gnu-openmpi-5_0_8.
+            version = mpi_module.split('/', 1)[1].split('-')[0]
+            name += '-' + re.sub(r'[^A-Za-z0-9_]', '_', version)
         found.append(
             Environ(
                 name=name,

@@ -15,7 +15,7 @@ import socket
 import sys
 import textwrap
 
-from clusterbench.core import paths
+from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.results import runner
 from clusterbench.site import sitefacts
@@ -139,9 +139,7 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
     env_names = [e.name for e in environs if not isinstance(e.mpi, Todo)]
     parts = []
     for part in partitions:
-        features = sorted(
-            {*part.features, *(['multinode'] if len(part.nodes) > 1 else [])}
-        )
+        features = _features(part)
         extras = {
             'mem_per_node': part.mem_mb * 2**20
             if isinstance(part.mem_mb, int)
@@ -170,15 +168,7 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
             'extras': extras,
         }
         if part.gres is not None:
-            if isinstance(part.gres, Todo):
-                entry['resources'] = part.gres
-            else:
-                entry['extras']['gres'] = part.gres
-                names = sorted({g.split(':')[0] for g in part.gres.split(',')})
-                entry['resources'] = [
-                    {'name': g, 'options': [f'--gres={g}:{{num_{g}s_per_node}}']}
-                    for g in names
-                ]
+            entry['resources'] = _resources(part, entry['extras'])
         parts.append(entry)
     host = socket.gethostname().split('.')[0]
     system_entry = {
@@ -212,7 +202,7 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
 
         import runpy
 
-        from clusterbench.core import paths
+        from clusterbench.core import paths, scriptnames
 
         # common.py beside this file if the site keeps its own copy, else
         # clusterbench's (a checkout's, or the one packaged with the wheel).
@@ -220,6 +210,53 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
 
         site_configuration = ''')
     return header + render(configuration) + '\n'
+
+
+def _features(part):
+    """The partition's Slurm features that are ReFrame features (letters,
+    digits and _); each other one is a TODO, left out: ReFrame would refuse
+    the configuration (``ib-hdr``), and checks select on features."""
+    found = {*part.features, *(['multinode'] if len(part.nodes) > 1 else [])}
+    features = []
+    for name in sorted(found):
+        why = scriptnames.problem('feature', name)
+        features.append(
+            Todo(f'Slurm feature {name!r} left out: {why}') if why else name
+        )
+    return features
+
+
+def _resources(part, extras):
+    """ReFrame resources of the partition's generic resources (``--gres=``
+    options in the job script), or a Todo."""
+    if isinstance(part.gres, Todo):
+        return part.gres
+    extras['gres'] = part.gres
+    names = sorted({g.split(':')[0] for g in part.gres.split(',')})
+    for name in names:
+        why = scriptnames.problem('feature', name)
+        if why:
+            return Todo(f'resources for Slurm gres {name!r}: {why}')
+    return [
+        {'name': g, 'options': [f'--gres={g}:{{num_{g}s_per_node}}']} for g in names
+    ]
+
+
+def check_names(partitions, environs, plugins):
+    """Refuse, in one line naming where it was read, a name that would reach
+    a job script or a path as something else: a module ``openmpi/4.1;touch
+    /tmp/X`` would be run by ``module load``, a partition ``../../tmp/P``
+    would put its spack.yaml outside ``--out``. (Features and generic
+    resources that are not ReFrame names are left out as TODOs.)"""
+    for part in partitions:
+        scriptnames.check('name', part.name, 'scontrol show partition')
+    for env in environs:
+        for module in env.modules:
+            scriptnames.check('module', module, 'module -t avail')
+        scriptnames.check('name', env.name, 'environment')
+    # ReFrame writes `export SLURM_MPI_TYPE=<plugin>` unquoted.
+    for plugin in plugins if isinstance(plugins, list) else []:
+        scriptnames.check('option', plugin, 'srun --mpi=list')
 
 
 def _plugin(env, plugins):
@@ -294,10 +331,7 @@ def init(args, out=sys.stdout):
         raise ClusterbenchError(
             f'--scheduler {args.scheduler}: only slurm is supported'
         )
-    if not re.fullmatch(r'[A-Za-z][\w-]*', args.system):
-        raise ClusterbenchError(
-            f'--system {args.system!r}: a name of letters, digits, - and _'
-        )
+    scriptnames.check('name', args.system, '--system')
     root = os.path.abspath(args.out)
     config_path = os.path.join(root, 'site_configs', f'{args.system}.py')
     envs_dir = os.path.join(root, 'spack_envs')
@@ -312,6 +346,8 @@ def init(args, out=sys.stdout):
         raise ClusterbenchError('Slurm shows no partition')
     modules_system, environs = sitefacts.environs()
     plugins = sitefacts.mpi_plugins()
+    # Before anything runs (srun --partition=) or is written.
+    check_names(partitions, environs, plugins)
     print(
         f'{len(partitions)} partition(s): {", ".join(p.name for p in partitions)}',
         file=out,

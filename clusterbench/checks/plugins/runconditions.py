@@ -33,7 +33,9 @@ from clusterbench.machine import conditions, hostprobe
 CONDITIONS_FILE = 'conditions.json'
 
 
-def wrapper_options(output, ranks, local, python=sys.executable, probe=True):
+def wrapper_options(
+    output, ranks, local, python=sys.executable, probe=True, cpus_per_rank=1
+):
     """The launcher modifier's options (the modifier itself is ``env``)."""
     return [
         # The job's LD_PRELOAD (a profiler) is for the ranks, not for Python.
@@ -48,6 +50,8 @@ def wrapper_options(output, ranks, local, python=sys.executable, probe=True):
         shlex.quote(output),
         '--ranks',
         str(ranks),
+        '--cpus-per-rank',
+        str(cpus_per_rank),
         *(['--local'] if local else []),
         *([] if probe else ['--no-probe']),
         '--',
@@ -103,6 +107,8 @@ class RunConditions(rfm.RegressionTestPlugin):
                 ranks,
                 local,
                 probe=self.probe_host,
+                # A rank's threads (STREAM: one rank, a thread per core).
+                cpus_per_rank=self.num_cpus_per_task or 1,
             ),
             *(inner if inner[0] else []),
         ]
