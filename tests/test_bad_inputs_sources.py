@@ -7,11 +7,14 @@ run`, plain `reframe`) with releases served by a loopback HTTP server
 the exact line, the exit code and that no file was changed or torn.
 """
 
+import contextlib
 import os
 import pathlib
 import shutil
+import socket
 import subprocess
 import tempfile
+import threading
 
 import pytest
 from badinput import Store, assert_line, hashes
@@ -189,6 +192,43 @@ def test_28_mirror_into_a_full_or_read_only_directory(
         # No temporary file left behind.
         new = [NPB_NAME] if named == SUMS else []
         assert listing(directory) == sorted([SUMS, 'stream.c', *new])
+
+
+@pytest.fixture
+def cut_server():
+    """A loopback server that announces 100000 bytes and sends 1000."""
+    listener = socket.create_server(('127.0.0.1', 0))
+
+    def serve():
+        with contextlib.suppress(OSError):
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(
+                    b'HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n' + b'x' * 1000
+                )
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f'http://127.0.0.1:{listener.getsockname()[1]}/{NPB_NAME}'
+    listener.close()
+    thread.join(timeout=10)
+
+
+def test_28_a_download_cut_short_is_named(cut_server, tmp_path):
+    directory, cache = tmp_path / 'mirror', tmp_path / 'cache'
+    rc, out = mirror(
+        directory, '--only', 'npb', *release_args('npb', cut_server, '0' * 64),
+        cache=cache,
+    )  # fmt: skip
+    assert rc == 2, out
+    assert_line(
+        out,
+        f'npb     {cut_server}: cannot be fetched (the transfer ended at 1000 of '
+        '100000 bytes)',
+    )
+    assert not directory.exists()
+    assert listing(cache) == []
 
 
 def truncated_release(directory):

@@ -239,13 +239,16 @@ def _blocks(reader, unreadable):
 
 def _copy_into(reader, dest, name, unreadable):
     """Copy *reader* into *dest*: reading errors are the source's
-    (unreadable(err)), writing errors :class:`CannotWrite` naming *name*."""
+    (unreadable(err)), writing errors :class:`CannotWrite` naming *name*.
+    Returns the number of bytes copied."""
+    size = 0
     try:
         with open(dest, 'wb') as out:
             for block in _blocks(reader, unreadable):
-                out.write(block)
+                size += out.write(block)
     except OSError as err:
         raise cannot_write(name, err) from None
+    return size
 
 
 def _download(url, dest, name, timeout):
@@ -259,7 +262,12 @@ def _download(url, dest, name, timeout):
     except READ_ERRORS as err:
         raise unfetchable(err) from None
     with resp:
-        _copy_into(resp, dest, name, unfetchable)
+        size = _copy_into(resp, dest, name, unfetchable)
+        announced = resp.headers.get('Content-Length', '')
+    if announced.isdigit() and size < int(announced):
+        # http.client ends a cut transfer quietly: say so, not "sha256 X".
+        cut = f'the transfer ended at {size} of {announced} bytes'
+        raise unfetchable(cut)
 
 
 def _copy_mirrored(mirrored, dest, name):
