@@ -274,6 +274,43 @@ def test_28_a_truncated_tarball_whose_sha256_matches(tmp_path, unhyphenated_cach
     assert listing(unhyphenated_cache / sha256) == [NPB_NAME]
 
 
+def gzip_header(data):
+    """The length of a gzip header (with the file name tarfile writes)."""
+    return data.index(b'\0', 10) + 1 if data[3] & 8 else 10
+
+
+#: Damage done to the NPB-shaped release, and what the line then says.
+DAMAGE = {
+    'empty': (lambda data: b'', 'empty file'),
+    'cut-at-10-bytes': (lambda data: data[:10], 'unexpected end of data'),
+    'not-gzip': (lambda data: b'hello\n' * 100, 'not a gzip file'),
+    # Its first deflate block zeroed: a stored block of length 0 and NLEN 0.
+    'zeroed-data': (
+        lambda data: (
+            data[: gzip_header(data)] + bytes(60) + data[gzip_header(data) + 60 :]
+        ),
+        'zlib error: Error -3 while decompressing data: invalid stored block lengths',
+    ),
+}
+
+
+@pytest.mark.parametrize('damage', sorted(DAMAGE))
+def test_28_a_damaged_tarball_is_one_line_naming_it(tmp_path, damage):
+    cut, words = DAMAGE[damage]
+    path, _ = npb_tarball(str(tmp_path))
+    with open(path, 'rb') as f:
+        data = f.read()
+    with open(path, 'wb') as f:
+        f.write(cut(data))
+    with pytest.raises(sources.CorruptArchive) as err:
+        sources.unpacked(path, sources.sha256_of(path))
+    assert str(err.value) == (
+        f'{path}: truncated or corrupt archive ({words}); its sha256 is the one '
+        'given, so the checksum is of a damaged file'
+    )
+    assert listing(tmp_path) == [NPB_NAME]
+
+
 # --- friction: what the offline lines say, what a failed fetch leaves ------
 
 

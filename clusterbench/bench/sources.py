@@ -398,12 +398,31 @@ def _is_tarball(path):
 
 
 #: tarfile's own words for an archive that ends early.
-_ENDS_EARLY = ('unexpected end of data', 'truncated header', 'empty file')
+_ENDS_EARLY = ('unexpected end of data', 'truncated header')
+#: The compression tarfile tries first for a tarball of each name.
+_METHOD = (
+    ('gz', ('.gz', '.tgz')),
+    ('bz2', ('.bz2', '.tbz', '.tbz2')),
+    ('xz', ('.xz', '.txz')),
+)
+#: One line of tarfile's "could not be opened successfully" list.
+_TRIED = re.compile(r"^- method (\w+): \w+\(['\"]?(.*?)['\"]?\)$", re.M)
+
+
+def _tarfile_words(path, detail):
+    """tarfile's reason in one line: of its list of the compressions it
+    tried, the one the file's name says (else plain tar)."""
+    tried = dict(_TRIED.findall(detail))
+    if not tried:
+        return ' '.join(detail.split())
+    name = os.path.basename(path)
+    method = next((m for m, ends in _METHOD if name.endswith(ends)), 'tar')
+    return tried.get(method) or next(iter(tried.values()))
 
 
 def _corrupt(path, err):
     """The one line of a tarball that cannot be read to its end."""
-    detail = str(err)
+    detail = _tarfile_words(path, str(err))
     if isinstance(err, EOFError) or detail in _ENDS_EARLY:
         detail = 'unexpected end of data'
     return CorruptArchive(f'{path}: truncated or corrupt archive ({detail})')
