@@ -80,8 +80,9 @@ def test_without_a_prefix_every_case_is_skipped_with_one_line(tmp_path):
         for line in lines:
             assert (
                 f'not installed: give its prefix with -S {suite}_prefix=DIR (or '
-                f'CLUSTERBENCH_{suite.upper()}_PREFIX=DIR), or use an environment '
-                f"with feature '{suite}'; its release: http://127.0.0.1:9/"
+                f'CLUSTERBENCH_{suite.upper()}_PREFIX=DIR), use an environment '
+                f"with feature '{suite}', or set CLUSTERBENCH_MIRROR to a mirror "
+                'made with clusterbench mirror; its release: http://127.0.0.1:9/'
             ) in line
     assert all(c['skip_reason'] for c in cases)
     assert 'Traceback' not in out and 'FAIL' not in out

@@ -415,7 +415,7 @@ def test_without_build_mode_spack_a_spack_on_path_is_not_used(tmp_path):
     assert rc == 0, out
     (run,) = cases(report).values()
     assert run['result'] == 'skip'
-    assert 'or build it with -S build_mode=spack' in out
+    assert 'build it with -S build_mode=spack' in out
     assert not log.exists()
 
 

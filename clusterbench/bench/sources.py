@@ -25,6 +25,8 @@ mirror) is :class:`Unavailable`, which checks turn into a skip or a fallback.
 
 import contextlib
 import hashlib
+import http.client
+import lzma
 import os
 import re
 import shutil
@@ -33,6 +35,7 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from dataclasses import dataclass
 
 from clusterbench.core.errors import ClusterbenchError
@@ -124,6 +127,23 @@ class ChecksumMismatch(SourceError):
     """The file is not the one whose checksum was given: never used."""
 
 
+class CorruptArchive(SourceError):
+    """A tarball that ends early or is damaged: it cannot be unpacked."""
+
+
+class CannotWrite(SourceError):
+    """A local file (the cache, a mirror) cannot be written: a full disk, a
+    read-only one. Not :class:`Unavailable`: the source may well be there."""
+
+
+#: What reading a URL or a file may raise (http.client's IncompleteRead, a
+#: connection closed before the announced length, is not an OSError).
+READ_ERRORS = (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)
+
+#: Names of the files unpacked as tarballs (others only if tarfile says so).
+TARBALL_NAME = re.compile(r'\.(tar|tar\.gz|tgz|tar\.bz2|tbz2?|tar\.xz|txz)$')
+
+
 def filename_of(url):
     """The file name upstream gives *url* (its last path component).
 
@@ -174,20 +194,92 @@ def _mismatch(url, got, expected, where=''):
     )
 
 
-def _download(url, dest, timeout):
-    """Copy *url* to *dest* (a temporary name beside the final one)."""
+def os_cause(err):
+    """The system's words for *err* ('no space left on device')."""
+    strerror = getattr(err, 'strerror', None)
+    return strerror.lower() if strerror else str(err)
+
+
+def cannot_write(path, err, what='cannot write'):
+    """:class:`CannotWrite` of *path*: ``PATH: cannot write: CAUSE``."""
+    return CannotWrite(f'{path}: {what}: {os_cause(err)}')
+
+
+def mirror_hint(url, mirror=None):
+    """How a release that cannot be had here can be: through a mirror."""
+    mirror = mirror if mirror is not None else mirror_dir()
+    if not mirror:
+        return f'set {MIRROR_ENV} to a mirror made with clusterbench mirror'
+    try:
+        name = filename_of(url)
+    except SourceError:
+        name = 'the release'
+    return f'add {name} to {MIRROR_ENV}={mirror} (clusterbench mirror fills it)'
+
+
+def _unfetchable(url):
+    def error(err):
+        reason = getattr(err, 'reason', None) or err
+        return Unavailable(f'{url}: cannot be fetched ({reason})')
+
+    return error
+
+
+def _blocks(reader, unreadable):
+    """The blocks of the file object *reader*; a reading error is unreadable(err)."""
+    while True:
+        try:
+            block = reader.read(1 << 20)
+        except READ_ERRORS as err:
+            raise unreadable(err) from None
+        if not block:
+            return
+        yield block
+
+
+def _copy_into(reader, dest, name, unreadable):
+    """Copy *reader* into *dest*: reading errors are the source's
+    (unreadable(err)), writing errors :class:`CannotWrite` naming *name*.
+    Returns the number of bytes copied."""
+    size = 0
+    try:
+        with open(dest, 'wb') as out:
+            for block in _blocks(reader, unreadable):
+                size += out.write(block)
+    except OSError as err:
+        raise cannot_write(name, err) from None
+    return size
+
+
+def _download(url, dest, name, timeout):
+    """Copy *url* to *dest* (a temporary name beside the final one, *name*)."""
     scheme = urllib.parse.urlparse(url).scheme
     if scheme not in ('http', 'https', 'file'):
         raise SourceError(f'{url}: only http, https and file URLs are fetched')
+    unfetchable = _unfetchable(url)
     try:
-        with (
-            urllib.request.urlopen(url, timeout=timeout) as resp,
-            open(dest, 'wb') as out,
-        ):
-            shutil.copyfileobj(resp, out)
-    except (urllib.error.URLError, OSError, ValueError) as err:
-        reason = getattr(err, 'reason', None) or err
-        raise Unavailable(f'{url}: cannot be fetched ({reason})') from None
+        resp = urllib.request.urlopen(url, timeout=timeout)
+    except READ_ERRORS as err:
+        raise unfetchable(err) from None
+    with resp:
+        size = _copy_into(resp, dest, name, unfetchable)
+        announced = resp.headers.get('Content-Length', '')
+    if announced.isdigit() and size < int(announced):
+        # http.client ends a cut transfer quietly: say so, not "sha256 X".
+        cut = f'the transfer ended at {size} of {announced} bytes'
+        raise unfetchable(cut)
+
+
+def _copy_mirrored(mirrored, dest, name):
+    def unreadable(err):
+        return SourceError(f'{mirrored}: cannot read: {os_cause(err)}')
+
+    try:
+        reader = open(mirrored, 'rb')
+    except OSError as err:
+        raise unreadable(err) from None
+    with reader:
+        _copy_into(reader, dest, name, unreadable)
 
 
 def fetch(url, sha256, cache=None, mirror=None, timeout=DOWNLOAD_TIMEOUT):
@@ -204,26 +296,62 @@ def fetch(url, sha256, cache=None, mirror=None, timeout=DOWNLOAD_TIMEOUT):
         if got == sha256:
             return target, 'cache'
         # Damaged in the cache: fetch it again rather than trust it.
-        os.unlink(target)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    fd, partial = tempfile.mkstemp(dir=os.path.dirname(target), prefix='.partial-')
-    os.close(fd)
+        try:
+            os.unlink(target)
+        except OSError as err:
+            what = 'damaged in the cache, cannot remove it'
+            raise cannot_write(target, err, what) from None
+    try:
+        return target, _fetch_into(target, url, sha256, mirror, timeout)
+    except BaseException:
+        # Leave no empty <sha256>/ behind (one that holds another session's
+        # partial file or unpacked tree is not empty, and stays).
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.dirname(target))
+        raise
+
+
+def _partial_beside(target):
+    """A new empty temporary file in *target*'s directory (made if missing)."""
+    directory = os.path.dirname(target)
+    for attempt in (1, 2):
+        try:
+            os.makedirs(directory, exist_ok=True)
+            fd, partial = tempfile.mkstemp(dir=directory, prefix='.partial-')
+        except FileNotFoundError:
+            # Another session's failed fetch removed the empty directory
+            # between the two calls: make it again, once.
+            if attempt == 2:
+                raise
+            continue
+        except OSError as err:
+            raise cannot_write(target, err) from None
+        os.close(fd)
+        return partial
+
+
+def _fetch_into(target, url, sha256, mirror, timeout):
+    """Fetch *url* into the cache's *target*, verified; its origin."""
+    partial = _partial_beside(target)
     try:
         mirrored = mirror and os.path.join(mirror, filename_of(url))
         if mirrored and os.path.isfile(mirrored):
-            shutil.copyfile(mirrored, partial)
+            _copy_mirrored(mirrored, partial, target)
             origin, where = 'mirror', f'mirror {mirrored}'
         else:
-            _download(url, partial, timeout)
+            _download(url, partial, target, timeout)
             origin, where = 'download', ''
         got = sha256_of(partial)
         if got != sha256:
             raise _mismatch(url, got, sha256, where)
-        os.replace(partial, target)
+        try:
+            os.replace(partial, target)
+        except OSError as err:
+            raise cannot_write(target, err) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(partial)
-    return target, origin
+    return origin
 
 
 def reachable(url, sha256, cache=None, mirror=None, timeout=PROBE_TIMEOUT):
@@ -259,21 +387,75 @@ def reachable(url, sha256, cache=None, mirror=None, timeout=PROBE_TIMEOUT):
         return f'{url}: not in the cache{where}, and unreachable ({reason})'
 
 
-def unpack(path, dest):
+def _is_tarball(path):
+    if TARBALL_NAME.search(os.path.basename(path)):
+        return True
+    try:
+        return tarfile.is_tarfile(path)
+    except (EOFError, zlib.error, lzma.LZMAError, OSError):
+        # A compressed file that ends early or is damaged: unpacking says so.
+        return True
+
+
+#: tarfile's own words for an archive that ends early.
+_ENDS_EARLY = ('unexpected end of data', 'truncated header')
+#: The compression tarfile tries first for a tarball of each name.
+_METHOD = (
+    ('gz', ('.gz', '.tgz')),
+    ('bz2', ('.bz2', '.tbz', '.tbz2')),
+    ('xz', ('.xz', '.txz')),
+)
+#: One line of tarfile's "could not be opened successfully" list.
+_TRIED = re.compile(r"^- method (\w+): \w+\(['\"]?(.*?)['\"]?\)$", re.M)
+
+
+def _tarfile_words(path, detail):
+    """tarfile's reason in one line: of its list of the compressions it
+    tried, the one the file's name says (else plain tar)."""
+    tried = dict(_TRIED.findall(detail))
+    if not tried:
+        return ' '.join(detail.split())
+    name = os.path.basename(path)
+    method = next((m for m, ends in _METHOD if name.endswith(ends)), 'tar')
+    return tried.get(method) or next(iter(tried.values()))
+
+
+def _corrupt(path, err):
+    """The one line of a tarball that cannot be read to its end."""
+    detail = _tarfile_words(path, str(err))
+    if isinstance(err, EOFError) or detail in _ENDS_EARLY:
+        detail = 'unexpected end of data'
+    return CorruptArchive(f'{path}: truncated or corrupt archive ({detail})')
+
+
+def unpack(path, dest, shown=None):
     """Unpack the tarball (or copy the single file) *path* into *dest*.
 
     Returns *dest*. A tarball whose members would leave *dest* (absolute
-    paths, ``..``, links out) is refused by tarfile's ``data`` filter.
+    paths, ``..``, links out) is refused by tarfile's ``data`` filter; one
+    that ends early or is damaged is :class:`CorruptArchive`. Messages name
+    *dest* as *shown* (the final name of a temporary *dest*).
     """
-    os.makedirs(dest, exist_ok=True)
-    if not tarfile.is_tarfile(path):
-        shutil.copy(path, dest)
-        return dest
+    shown = shown or dest
+    try:
+        os.makedirs(dest, exist_ok=True)
+        if not _is_tarball(path):
+            shutil.copy(path, dest)
+            return dest
+    except OSError as err:
+        raise cannot_write(shown, err) from None
     try:
         with tarfile.open(path) as tar:
             tar.extractall(dest, filter='data')
-    except (tarfile.TarError, OSError) as err:
+    except tarfile.FilterError as err:
         raise SourceError(f'{path}: cannot be unpacked ({err})') from None
+    except (EOFError, zlib.error, lzma.LZMAError, tarfile.TarError) as err:
+        raise _corrupt(path, err) from None
+    except OSError as err:
+        if err.errno is None:
+            # gzip's and bz2's "not a valid stream" errors carry no errno.
+            raise _corrupt(path, err) from None
+        raise cannot_write(shown, err, 'cannot unpack into it') from None
     return dest
 
 
@@ -287,15 +469,23 @@ def unpacked(path, sha256):
     tree = f'{path}.d'
     if os.path.isdir(tree):
         return tree
-    work = tempfile.mkdtemp(dir=os.path.dirname(path), prefix='.unpack-')
     try:
-        unpack(path, work)
+        work = tempfile.mkdtemp(dir=os.path.dirname(path), prefix='.unpack-')
+    except OSError as err:
+        raise cannot_write(tree, err) from None
+    try:
+        unpack(path, work, shown=tree)
         try:
             os.rename(work, tree)
-        except OSError:
+        except OSError as err:
             # Another session unpacked it first: use theirs.
             if not os.path.isdir(tree):
-                raise
+                raise cannot_write(tree, err) from None
+    except CorruptArchive as err:
+        # Verified, yet broken: the checksum given is of a damaged file.
+        raise CorruptArchive(
+            f'{err}; its sha256 is the one given, so the checksum is of a damaged file'
+        ) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return tree

@@ -31,7 +31,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_before, variable
 from reframe.core.exceptions import ReframeError
 
-from clusterbench.bench import curves
+from clusterbench.bench import curves, sources
 from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.plugins.jobstate import JobStateCheck
 from clusterbench.checks.plugins.launchdir import from_launch_dir
@@ -320,12 +320,16 @@ class InstalledSuite(SpackBuilt):
             if self.suite in env.features:
                 return name
             build = self._release_build()
-            release = f'; its release: {build.reason}' if build is not None else ''
+            ways = f'use an environment with feature {self.suite!r}'
+            if build is not None:
+                hint = sources.mirror_hint(getattr(build, f'{self.suite}_url'))
+                ways = f'{ways}, or {hint}; its release: {build.reason}'
+            else:
+                ways = f'or {ways}'
             self.skip(
                 f'{self.suite_title} not installed: give its prefix with '
                 f'-S {self.suite}_prefix=DIR (or CLUSTERBENCH_{self.suite.upper()}'
-                f'_PREFIX=DIR), or use an environment with feature {self.suite!r}'
-                f'{release}'
+                f'_PREFIX=DIR), {ways}'
             )
         path = find_executable(name, prefix, self.suite_subdirs)
         if path is None:

@@ -35,6 +35,7 @@ from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import (
     HPLRelease,
     HPLReleaseVariables,
+    mirror_hint,
     release_problem,
 )
 from clusterbench.checks.resources import node_cores
@@ -133,7 +134,10 @@ class HPLBase(
         reason = release_problem(self, 'hpl')
         if reason:
             self.valid_systems = []
-            sources.say_once(f'HPL from HPCC only (HPLCheck not run): {reason}')
+            hint = mirror_hint(self, 'hpl')
+            sources.say_once(
+                f'HPL from HPCC only (HPLCheck not run): {reason}; to build it, {hint}'
+            )
 
     def offline_build(self):
         if self.hpl_source:
@@ -141,7 +145,11 @@ class HPLBase(
             self.build_provider = f'source {tree}'
         else:
             release = self.hpl_release
-            self.skip_if(not release.available, f'HPL not built: {release.reason}')
+            self.skip_if(
+                not release.available,
+                f'HPL not built: {release.reason}; to build it, '
+                f'{mirror_hint(self, "hpl")}',
+            )
             tree = hpl_tree(sources.single_top(release.tree))
             self.build_provider = f'release {release.url} ({release.origin})'
         env = self.current_environ

@@ -50,7 +50,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError
 
-from clusterbench.bench import npb_makedef, npb_rules
+from clusterbench.bench import npb_makedef, npb_rules, sources
 from clusterbench.checks.plugins.jobstate import JobStateCheck
 from clusterbench.checks.plugins.launchdir import LaunchDirPaths
 from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
@@ -80,12 +80,13 @@ from clusterbench.site import spackenv
 
 MAKEDEF_FILE = 'make.def.clusterbench'
 
-#: The one line of a test skipped because no NPB is provided.
+#: The ways to provide NPB, said in the one line of a test skipped without
+#: it (the last one follows ``or``).
 NOT_PROVIDED = (
-    'NPB not provided: give -S npb_source=<unpacked NPB3.4-MPI tree>, '
-    '-S npb_prefix=<directory with the <bench>.{npb_class}.x binaries>, '
-    '-S npb_module=<module>, or build it '
-    'with -S build_mode=spack (spack on PATH) from {spack_env}'
+    '-S npb_source=<unpacked NPB3.4-MPI tree>',
+    '-S npb_prefix=<directory with the <bench>.{npb_class}.x binaries>',
+    '-S npb_module=<module>',
+    'build it with -S build_mode=spack (spack on PATH) from {spack_env}',
 )
 
 
@@ -210,16 +211,17 @@ class _NPBVariables(NPBReleaseVariables, RecordedSkip, LaunchDirPaths):
             if problem:
                 raise ReframeError(f'npb_ranks={self.npb_ranks}: {problem}')
 
-    def _npb_not_provided(self):
+    def _npb_not_provided(self, *more):
+        """The line saying how to provide NPB; *more*: other ways, last."""
         part = self.current_partition
-        return NOT_PROVIDED.format(
-            npb_class=self.npb_class,
-            spack_env=os.path.join(
-                'spack_envs',
-                part.fullname.split(':')[0],
-                f'{part.name}-{self.current_environ.name}',
-            ),
-        )
+        system, env = part.fullname.split(':')[0], self.current_environ.name
+        spack_env = os.path.join('spack_envs', system, f'{part.name}-{env}')
+        ways = [
+            w.format(npb_class=self.npb_class, spack_env=spack_env)
+            for w in NOT_PROVIDED
+        ]
+        ways += more
+        return f'NPB not provided: give {", ".join(ways[:-1])}, or {ways[-1]}'
 
 
 class NPBRelease(_NPBVariables, SourceRelease):
@@ -292,7 +294,8 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             provided_by = 'release'
         self.skip_if(
             provided_by is None,
-            f'{self._npb_not_provided()}; the release: {self.npb_release.reason}',
+            f'{self._npb_not_provided(sources.mirror_hint(self.npb_release.url))}; '
+            f'the release: {self.npb_release.reason}',
         )
         self.provided_by = provided_by
         self.build_provider = provided_by

@@ -78,6 +78,11 @@ def release_problem(test, name):
     return sources.reachable(url, sha256)
 
 
+def mirror_hint(test, name):
+    """How release *name* of *test* could be had offline: a mirror."""
+    return sources.mirror_hint(release_of(test, name)[0])
+
+
 class SourceRelease(rfm.RunOnlyRegressionTest):
     """Fetches, verifies and unpacks one release (a fixture, scope session).
 

@@ -29,6 +29,7 @@ from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import (
     StreamRelease,
     StreamReleaseVariables,
+    mirror_hint,
     release_problem,
 )
 from clusterbench.checks.resources import node_cores
@@ -120,11 +121,19 @@ class StreamBase(
         reason = release_problem(self, 'stream')
         if reason:
             self.valid_systems = []
-            sources.say_once(f'STREAM from HPCC only (StreamCheck not run): {reason}')
+            hint = mirror_hint(self, 'stream')
+            sources.say_once(
+                f'STREAM from HPCC only (StreamCheck not run): {reason}; '
+                f'to build it, {hint}'
+            )
 
     def offline_build(self):
         release = self.stream_release
-        self.skip_if(not release.available, f'STREAM not built: {release.reason}')
+        self.skip_if(
+            not release.available,
+            f'STREAM not built: {release.reason}; to build it, '
+            f'{mirror_hint(self, "stream")}',
+        )
         self.build_provider = f'release {release.url} ({release.origin})'
         part = self.current_partition
         flag = openmp_flag(self.current_environ)
