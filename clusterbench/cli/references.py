@@ -17,7 +17,8 @@ from clusterbench.results import samples
 
 def check(args):
     root = common.references(args)
-    for path, tests in refdata.check_directory(root).items():
+    # An interrupted update is named below, with what repair will do.
+    for path, tests in refdata.check_directory(root, interrupted_ok=True).items():
         figures = sum(tests.values())
         print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
     problems, interrupted, others, wide = [], [], [], []
@@ -88,12 +89,14 @@ def update(args):
         raise ClusterbenchError(
             f'no figure has {args.min_samples} samples or more: nothing to update'
         )
+    # An update rolls an interrupted one forward (or back) before it reads
+    # the files; a dry run only reads them, and refuses a half-applied one.
+    notes = refupdate.repair_first(proposals, directory) if args.write else []
     for line in refupdate.diff(proposals, directory):
         print(line)
     for line in refupdate.few_sessions(proposals):
         print(f'warning: {line}')
     if args.write:
-        notes = []
         written = refupdate.write(
             proposals, directory, args.reports, results=args.results, notes=notes
         )

@@ -1,6 +1,7 @@
 """Output of our sparse CG solver (src/cgsolver): its JSON line and verdict."""
 
 import json
+import math
 import os
 import re
 
@@ -76,6 +77,9 @@ def figures(result, source='cgsolver output'):
         value = result.get(key)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise CGSolverParseError(f'{source}: no numeric {key}')
+        if not math.isfinite(value * scale):
+            # JSON's NaN and Infinity read as numbers: never a figure.
+            raise CGSolverParseError(f'{source}: {key} is {value}: not a figure')
         out[name] = (value * scale, unit)
     return out
 

@@ -1,5 +1,6 @@
 """HPC Challenge (hpcc 1.5) output: the summary block and HPL's own verdict."""
 
+import math
 import os
 import re
 
@@ -132,6 +133,10 @@ def figures(summary, source='hpccoutf.txt'):
         value = summary.get(key)
         if not isinstance(value, float):
             raise HPCCParseError(f'{source}: summary has no numeric {key}')
+        if not math.isfinite(value * scale):
+            # float() reads "nan" and "inf" (and 1e308 TFlop/s overflows in
+            # GFlop/s): a number type, never a figure.
+            raise HPCCParseError(f'{source}: {key} is {value}: not a figure')
         result[name] = (value * scale, unit)
     procs = summary.get('CommWorldProcs')
     dgemm_total = result['dgemm_star'][0] * (procs or 0)

@@ -3,10 +3,11 @@
 import os
 import re
 
-import yaml
-
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.references import directory as refdir
+from clusterbench.references import store as refstore
+from clusterbench.references import validate as refdata
+from clusterbench.references import yamlfile
 
 
 class OutsideDirectory(ClusterbenchError):
@@ -47,13 +48,12 @@ def _lookup(level, key):
 
 
 def load_file(path):
-    try:
-        with open(path) as f:
-            return yaml.safe_load(f) or {}
-    except FileNotFoundError:
+    """The references of a file, validated as `clusterbench run` validates
+    them ({} when there is none: "no reference")."""
+    if not os.path.exists(path):
         return {}
-    except yaml.YAMLError as err:
-        raise ClusterbenchError(f'{path}: YAML error: {err}') from None
+    refdata.check_file(path)
+    return yamlfile.load(path)
 
 
 def references_for(case, directory, cache=None):
@@ -75,6 +75,9 @@ def references_for(case, directory, cache=None):
             f'reference file {str(name)[:80]!r} is outside {folder}: not read'
         )
     if path not in cache:
+        if folder not in cache:
+            refstore.refuse_half_applied(folder)
+            cache[folder] = True
         cache[path] = load_file(path)
     entry = cache[path].get(case['name'].split()[0])
     if not isinstance(entry, dict):

@@ -10,13 +10,11 @@ import glob
 import json
 import os
 
-import yaml
-
+from clusterbench.references import yamlfile
 from clusterbench.references.store import sha256
 
 PROVENANCE_DIR = 'provenance'
 HASH_KEY = 'entry_sha256'
-_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
 def entry_hash(leaf):
@@ -50,14 +48,11 @@ def leaves(refs):
 
 
 def load(path):
-    """A parsed YAML file: None when it is missing, {} when it is malformed."""
-    try:
-        with open(path) as f:
-            return yaml.load(f, Loader=_Loader) or {}
-    except FileNotFoundError:
+    """A parsed YAML file: None when it is missing, {} when it is empty; a
+    malformed one is a one-line ReferenceFileError naming its line."""
+    if not os.path.exists(path):
         return None
-    except yaml.YAMLError:
-        return {}  # `references check` names a malformed file on its own
+    return yamlfile.load_any(path) or {}
 
 
 def records(prov):

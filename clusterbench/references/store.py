@@ -186,6 +186,26 @@ def interrupted(directory):
     return lines
 
 
+def refuse_half_applied(directory):
+    """What every reader of *directory* does first: one line when an update
+    committed and was interrupted before all its files were renamed (its
+    journal is left), so that some files are new and some old.
+
+    A reader refuses rather than rolling forward: it may have no write access,
+    and a store changes only by a deliberate command (``references repair``,
+    or the next update) under the exclusive lock. A running update is waited
+    for: its journal exists for a moment on every commit."""
+    with shared_lock(directory):
+        journal = os.path.join(directory, JOURNAL)
+        if os.path.exists(journal):
+            root = os.path.dirname(os.path.normpath(directory)) or '.'
+            raise ClusterbenchError(
+                f'{directory}: an interrupted reference update left some files '
+                f'new and some old ({journal}): run `clusterbench references '
+                f'repair --references {root}`'
+            )
+
+
 def commit(directory, contents):
     """Replace the files of *directory* named in *contents* (relative path ->
     new bytes) in one transaction. The caller holds :func:`locked`."""

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 import yaml
 
 from clusterbench import __version__
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
+from clusterbench.references import validate as refdata
+from clusterbench.references import yamlfile
 
 PROVENANCE_DIR = refprov.PROVENANCE_DIR
-_Loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 _Dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
 
 
@@ -198,18 +198,36 @@ def _nested_set(tree, keys, value):
     tree[keys[-1]] = value
 
 
-def _load_yaml(path):
+def _load_references(path):
+    """The references of a file ({} when there is none yet), validated as
+    `clusterbench run` validates them: an update never merges into a file
+    that ReFrame would misread."""
     if not os.path.exists(path):
         return {}
-    with open(path) as f:
-        try:
-            return yaml.load(f, Loader=_Loader) or {}
-        except yaml.YAMLError as err:
-            raise ClusterbenchError(f'{path}: YAML error: {err}') from None
+    refdata.check_file(path)
+    return yamlfile.load(path)
+
+
+def _load_provenance(path):
+    return (yamlfile.load_any(path) or {}) if os.path.exists(path) else {}
+
+
+def repair_first(proposals, directory):
+    """Complete or undo an interrupted update of each system directory that
+    *proposals* write into (before :func:`diff` reads it); lines saying what
+    was done."""
+    done = []
+    for system in sorted({p.samples.system for p in proposals}):
+        folder = refdir.system_directory(directory, system)
+        if os.path.isdir(folder):
+            with refstore.locked(folder):
+                done += refstore.repair(folder)
+    return done
 
 
 def diff(proposals, directory):
-    """Lines describing old -> new for every proposal."""
+    """Lines describing old -> new for every proposal (a directory that an
+    interrupted update left half applied is refused: see repair_first)."""
     cache = {}
     lines = []
     for prop in sorted(
@@ -224,8 +242,11 @@ def diff(proposals, directory):
         s = prop.samples
         folder = refdir.system_directory(directory, s.system)
         path = os.path.join(folder, s.reference_file)
+        if folder not in cache:
+            refstore.refuse_half_applied(folder)
+            cache[folder] = True
         if path not in cache:
-            cache[path] = _load_yaml(path)
+            cache[path] = _load_references(path)
         refs = cache[path]
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
@@ -321,8 +342,8 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
         for name, props in sorted(by_file.items()):
             path = os.path.join(directory, name)
             prov_name = os.path.join(PROVENANCE_DIR, name)
-            refs = _load_yaml(path)
-            prov = _load_yaml(os.path.join(directory, prov_name))
+            refs = _load_references(path)
+            prov = _load_provenance(os.path.join(directory, prov_name))
             cases = defaultdict(list)
             for prop in props:
                 s = prop.samples
@@ -331,7 +352,7 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
                 cases[(s.test, s.key)].append(prop)
             contents[name] = _dump(refs, HEADER)
             # The hash is taken of the entry as a reader of the file sees it.
-            stored = refprov.leaves(yaml.load(contents[name], Loader=_Loader))
+            stored = refprov.leaves(yamlfile.parse(contents[name], path))
             for (test, key), case_props in cases.items():
                 where = refprov.where(key)
                 entries = prov.setdefault(test, {})

@@ -12,19 +12,17 @@ import re
 
 import yaml
 
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict, vocabulary
 from clusterbench.references import directory as refdir
+from clusterbench.references import store as refstore
+from clusterbench.references import yamlfile
+from clusterbench.references.yamlfile import ReferenceFileError
 
 KNOWN_UNITS = vocabulary.UNITS
 _SPECIAL_INDEX = re.compile(
     r'^\$(system|partition|environ|processor\.\w+|dev\.\w+\.\w+)$'
 )
 _ATTRIBUTE = re.compile(r'^[A-Za-z_]\w*$')
-
-
-class ReferenceFileError(ClusterbenchError):
-    """A reference file that ReFrame would misread or reject."""
 
 
 def _where(path, node, keys):
@@ -49,27 +47,7 @@ def _mapping(path, node, keys, what):
 
 def check_file(path):
     """Validate one reference file; return {test: number of figures}."""
-    try:
-        with open(path) as ref:
-            root = yaml.compose(ref)
-    except OSError as err:
-        raise ReferenceFileError(f'{path}: cannot read: {err.strerror}') from None
-    except yaml.MarkedYAMLError as err:
-        line = err.problem_mark.line + 1 if err.problem_mark else 0
-        problem = err.problem
-        if err.context_mark and err.context_mark.line + 1 != line:
-            # An unclosed bracket is noticed lines later: name where it opened.
-            problem = f'{err.context}: {problem} (line {line})'
-            line = err.context_mark.line + 1
-        raise ReferenceFileError(f'{path}:{line}: YAML error: {problem}') from None
-    except yaml.YAMLError as err:
-        raise ReferenceFileError(f'{path}: YAML error: {err}') from None
-    except UnicodeDecodeError:
-        raise ReferenceFileError(
-            f'{path}:{_undecodable_line(path)}: not UTF-8 text'
-        ) from None
-    if root is None:
-        return {}
+    root = yamlfile.compose(path)
     counts = {}
     for _, test, body in _mapping(path, root, [], 'a mapping of test names'):
         if not isinstance(test, str) or not _ATTRIBUTE.match(test):
@@ -78,16 +56,6 @@ def check_file(path):
             )
         counts[test] = _check_test(path, test, body)
     return counts
-
-
-def _undecodable_line(path):
-    with open(path, 'rb') as ref:
-        data = ref.read()
-    try:
-        data.decode('utf-8')
-    except UnicodeDecodeError as err:
-        return data.count(b'\n', 0, err.start) + 1
-    return 0
 
 
 def _check_test(path, test, body):
@@ -150,11 +118,15 @@ def _check_tuple(path, node, keys):
         if isinstance(ref, str) and re.fullmatch(r'[-+]?[\d.]+e\d+', ref):
             hint = ' (YAML reads 1.0e6 as text: write 1.0e+6)'
         raise ReferenceFileError(f'{where}: reference {ref!r} is not a number{hint}')
-    if lower is not None and (not _is_number(lower) or lower > 0):
+    if not math.isfinite(ref):
+        raise ReferenceFileError(f'{where}: reference {ref!r} is not a finite number')
+    # NaN compares false with everything (`nan > 0` is False): only a finite
+    # threshold is one; an infinite one is written null.
+    if lower is not None and (not _is_finite(lower) or lower > 0):
         raise ReferenceFileError(
             f'{where}: lower threshold {lower!r} must be a number <= 0 or null'
         )
-    if upper is not None and (not _is_number(upper) or upper < 0):
+    if upper is not None and (not _is_finite(upper) or upper < 0):
         raise ReferenceFileError(
             f'{where}: upper threshold {upper!r} must be a number >= 0 or null'
         )
@@ -163,12 +135,19 @@ def _check_tuple(path, node, keys):
 
 
 def _is_number(value):
+    """A real number, NaN and infinities included (see _is_finite)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def check_directory(root):
+def _is_finite(value):
+    return _is_number(value) and math.isfinite(value)
+
+
+def check_directory(root, interrupted_ok=False):
     """Validate every reference file of every system directory under *root*
-    (``<root>/<system>/*.yaml``); return their counts."""
+    (``<root>/<system>/*.yaml``); return their counts. A directory that an
+    interrupted update left half applied is refused, unless *interrupted_ok*
+    (`references check`, which names what repair will do)."""
     if not os.path.isdir(root):
         raise ReferenceFileError(f'{root}: no such reference directory')
     stray = refdir.stray_files(root)
@@ -177,11 +156,14 @@ def check_directory(root):
             f'{stray[0]}: outside every system directory, ReFrame never reads it: '
             f'move it to {os.path.join(root, "<system>", os.path.basename(stray[0]))}'
         )
-    return {
-        path: check_file(path)
-        for system in refdir.systems(root)
-        for path in sorted(glob.glob(os.path.join(root, system, '*.yaml')))
-    }
+    counts = {}
+    for system in refdir.systems(root):
+        folder = os.path.join(root, system)
+        if not interrupted_ok:
+            refstore.refuse_half_applied(folder)
+        for path in sorted(glob.glob(os.path.join(folder, '*.yaml'))):
+            counts[path] = check_file(path)
+    return counts
 
 
 def known_names(site_configs_dir, checks_dir):
@@ -217,12 +199,9 @@ def known_names(site_configs_dir, checks_dir):
 
 
 def _composed(directory):
-    """(path, YAML node tree) of every non-empty reference file, by name."""
+    """(path, YAML node tree) of every reference file, by name."""
     for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
-        with open(path) as f:
-            root = yaml.compose(f)
-        if root is not None:
-            yield path, root
+        yield path, yamlfile.compose(path)
 
 
 def stale_entries(directory, site_configs_dir, checks_dir):
@@ -392,9 +371,8 @@ def unmatched_kinds(directory, site_configs_dir):
     here = ', '.join(sorted(kinds)) or 'none declared'
     found = []
     for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-        for test, body in data.items():
+        data = yamlfile.load(path)
+        for test, body in data.items() if isinstance(data, dict) else ():
             index = body.get('$index') if isinstance(body, dict) else None
             if not index or 'cpu_kind' not in index:
                 continue

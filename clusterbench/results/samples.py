@@ -5,6 +5,8 @@ Here, not in references/: reading run reports is this package's job, and
 references/ stays below results/.
 """
 
+import math
+
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.references.lookup import index_value
 from clusterbench.references.update import Samples
@@ -39,6 +41,13 @@ def collect(report_paths):
                     if value is None:
                         continue
                     var = pkey.rsplit(':', 1)[1]
+                    if not math.isfinite(value):
+                        # JSON's NaN and Infinity (or 1e999) read as numbers:
+                        # a report that has them is refused whole.
+                        raise ClusterbenchError(
+                            f'{path}: {case["display_name"]}: {var} is {value}: '
+                            f'not a figure; nothing was updated'
+                        )
                     ident = (case['system'], _class_name(case), key, var)
                     group = groups.get(ident)
                     if group is None:

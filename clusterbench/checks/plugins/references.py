@@ -10,8 +10,10 @@ from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
 from clusterbench.checks.plugins.runconditions import RunConditions
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import hwinfo
 from clusterbench.references import provenance as refprov
+from clusterbench.references import store as refstore
 from clusterbench.references import validate as refdata
 from clusterbench.references.lookup import index_value
 
@@ -158,7 +160,7 @@ def _provenance(path):
     if key not in _PROVENANCE:
         try:
             data = refprov.load(path)
-        except OSError:
+        except refdata.ReferenceFileError:
             data = {}
         _PROVENANCE[key] = refprov.records(data if isinstance(data, dict) else {})
     return _PROVENANCE[key]
@@ -178,6 +180,11 @@ def _shown(path):
 
 def _problem(path):
     """One line saying what is wrong with the reference file, or ''."""
+    try:
+        # Not cached: the state of the whole directory, not of this file.
+        refstore.refuse_half_applied(_shown(os.path.dirname(os.path.abspath(path))))
+    except ClusterbenchError as err:
+        return str(err)
     try:
         info = os.stat(path)
     except OSError as err:

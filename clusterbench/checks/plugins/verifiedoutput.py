@@ -16,12 +16,15 @@ A base whose parser lives elsewhere (fabric, nodeprobe) overrides
 or add a derived figure overrides :meth:`output_figures`.
 
 The plugin then owns the sanity function ``verified``: a non-zero exit code,
-a missing or empty output file and a parser's error each fail it with one
-line (:data:`MISSING`, :data:`EMPTY` are the same for every check), and the
-performance variables: every figure of the verified result, so that a figure
-is only recorded when the benchmark verified its result.
+a missing or empty output file, a parser's error and a figure that is NaN or
+infinite each fail it with one line (:data:`MISSING`, :data:`EMPTY`,
+:data:`NOT_A_FIGURE` are the same for every check), and the performance
+variables: every figure of the verified result, so that a figure is only
+recorded when the benchmark verified its result.
 """
 
+import math
+import numbers
 import os
 
 import reframe as rfm
@@ -35,6 +38,9 @@ from clusterbench.core.errors import ClusterbenchError
 MISSING = '{file}: not written by the run (see rfm_job.err)'
 #: The sanity error of a run whose output file is empty, for every check.
 EMPTY = '{file}: empty, the run wrote nothing (see rfm_job.err)'
+#: The sanity error of a figure that is NaN or infinite, for every check:
+#: ReFrame would judge it against no bound (`nan < lower` is False).
+NOT_A_FIGURE = '{program}: {figure} is {value}: not a figure'
 
 
 def one_line(text):
@@ -71,6 +77,29 @@ def _verified(check):
         raise SanityError(one_line(err)) from None
 
 
+def _figures(check, result):
+    """The figures of a verified result, each a finite number, or a one-line
+    SanityError."""
+    try:
+        figures = check.output_figures(result)
+    except ClusterbenchError as err:
+        raise SanityError(one_line(err)) from None
+    for name, (value, _) in figures.items():
+        if isinstance(value, numbers.Real) and not math.isfinite(value):
+            raise SanityError(
+                NOT_A_FIGURE.format(
+                    program=check.output_program, figure=name, value=value
+                )
+            )
+    return figures
+
+
+@sn.deferrable
+def _finite_figures(check):
+    _figures(check, sn.evaluate(check.verified_result()))
+    return True  # also when there are none
+
+
 class VerifiedOutput(rfm.RegressionTestPlugin):
     """Exit code, output file, parser and figures of one benchmark run."""
 
@@ -105,15 +134,19 @@ class VerifiedOutput(rfm.RegressionTestPlugin):
 
     @sanity_function
     def verified(self):
-        return sn.all([sn.assert_true(self.verified_result()), *self.further_sanity()])
+        # The figures too: a NaN or infinite one fails sanity, never becomes
+        # a sample.
+        return sn.all(
+            [
+                sn.assert_true(self.verified_result()),
+                sn.assert_true(_finite_figures(self)),
+                *self.further_sanity(),
+            ]
+        )
 
     @run_before('performance')
     def _record_verified_figures(self):
-        result = sn.evaluate(self.verified_result())
-        try:
-            figures = self.output_figures(result)
-        except ClusterbenchError as err:
-            raise SanityError(one_line(err)) from None
+        figures = _figures(self, sn.evaluate(self.verified_result()))
         self.perf_variables = {
             name: sn.make_performance_function(sn.defer(value), unit)
             for name, (value, unit) in figures.items()
