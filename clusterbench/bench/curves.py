@@ -22,6 +22,7 @@ import csv
 import math
 from dataclasses import dataclass, field
 
+from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
 
 MiB = 1 << 20
@@ -235,7 +236,7 @@ def write_csv(path, curve):
     bandwidth_mbs``. One row per measured size.
     """
     with open(path, 'w', newline='') as out:
-        writer = csv.writer(out)
+        writer = csvfile.writer(out)
         writer.writerow(curve.headers())
         for row in curve.rows():
             writer.writerow([row[0], *(f'{v:.10g}' for v in row[1:])])

@@ -2,6 +2,7 @@
 references, or against the samples of other runs."""
 
 from clusterbench.cli import common
+from clusterbench.core.errors import reader_may_leave
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
@@ -14,6 +15,7 @@ def _load_all(paths, references=None):
     figures, failures = [], []
     for path in paths:
         data = runreport.load(path)
+        runreport.require_cases(data, path)
         if references:
             reflookup.rejudge(data, references)
         figs, fails = runreport.extract(data, path)
@@ -34,13 +36,18 @@ def run(args):
         figures, baseline, tolerance=args.tolerance, threshold=args.threshold
     )
     table = verdict.rows(judged, failures)
-    common.announce_beside(args, references)
-    common.show(table, args)
+    details = ''
     if args.format == 'table':
         details = sessionreport.text(args.reports, verdictview.terminal_width())
+    # Decided before printing: a reader that stops reading (`| head -1`)
+    # must not turn a regression into exit 0.
+    code = verdict.exit_code(table, args.strict)
+    with reader_may_leave():
+        common.announce_beside(args, references)
+        common.show(table, args)
         if details:
             print(f'\n{details}')
-    return verdict.exit_code(table, args.strict)
+    return code
 
 
 def add_parser(sub):

@@ -3,6 +3,7 @@ references without re-running anything."""
 
 from clusterbench.cli import common
 from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core.errors import reader_may_leave
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
@@ -12,9 +13,11 @@ from clusterbench.results import replay
 def run(args):
     directory = refdir.resolve(args.references)
     table = replay.replay(args.path, directory, args.threshold)
-    common.announce_beside(args, directory)
-    common.show(table, args)
-    return verdict.exit_code(table, args.strict)
+    code = verdict.exit_code(table, args.strict)  # whether or not all is read
+    with reader_may_leave():
+        common.announce_beside(args, directory)
+        common.show(table, args)
+    return code
 
 
 def add_parser(sub):

@@ -3,7 +3,7 @@ reference band and the session where it moved (SVG, PNG and CSV)."""
 
 import os
 
-from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import trend
 from clusterbench.results import history, replay, runreport
 
@@ -28,11 +28,15 @@ def run(args):
         raise ClusterbenchError(
             f'no figure matches {args.pattern!r} in {len(datas)} session(s)'
         )
-    for one in series:
-        print(trend.describe(one))
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    for path in trendplot.write(series, args.output):
-        print(f'wrote {path}')
+    # Written before anything is printed: a reader that stops reading
+    # (`| head -1`) does not stop the files.
+    written = trendplot.write(series, args.output)
+    with reader_may_leave():
+        for one in series:
+            print(trend.describe(one))
+        for path in written:
+            print(f'wrote {path}')
     return 0
 
 

@@ -1,17 +1,44 @@
-"""The one exception type that the command line turns into a one-line error."""
+"""The one exception type that the command line turns into a one-line error,
+and what a closed stdout (`| head`) does to a command's exit code."""
+
+import contextlib
+import os
+import sys
 
 
 class ClusterbenchError(Exception):
     """A user-facing error: its message names the file, key or test at fault."""
 
 
+def stdout_gone():
+    """Point stdout at /dev/null once its reader went away, as Python's note on
+    SIGPIPE says: the flush at exit would fail again otherwise ("Exception
+    ignored ... BrokenPipeError" on stderr, and exit 120)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+@contextlib.contextmanager
+def reader_may_leave():
+    """Print inside this block what a reader may stop reading (`| head -1`):
+    a closed stdout ends the printing, not the command, whose exit code (a
+    verdict's, decided before printing) stands."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_gone()
+
+
 def run_command(prog, func, args):
     """Run a command's function: a ClusterbenchError is one line, exit 2."""
-    import os
-    import sys
-
+    code = 0
     try:
-        return func(args)
+        code = func(args)
+        # A closed pipe shows at this flush, not at exit where it would cost
+        # the code just returned.
+        sys.stdout.flush()
     except ClusterbenchError as err:
         print(f'{prog}: error: {err}', file=sys.stderr)
         return 2
@@ -19,8 +46,11 @@ def run_command(prog, func, args):
         return 130
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away; that is not an error of ours.
-        sys.stdout = open(os.devnull, 'w')
-        return 0
+        # A command with a verdict prints it inside reader_may_leave(), so
+        # this is reached only before a command knew its exit code (or after
+        # it returned it, above).
+        stdout_gone()
+    return code
 
 
 def parse_and_run(parser, name, argv=None, prog=None):

@@ -16,7 +16,6 @@ excludes 1 and the shift is at least ``min_shift``. It names the first
 session after the move.
 """
 
-import csv
 import datetime
 import io
 import re
@@ -24,6 +23,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
+from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, verdict
 
@@ -169,7 +169,7 @@ CSV_HEADER = (
 
 def csv_text(series_list):
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
+    writer = csvfile.writer(out, lineterminator='\n')
     writer.writerow(CSV_HEADER)
     for s in series_list:
         for i, p in enumerate(s.points):

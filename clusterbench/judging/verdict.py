@@ -1,6 +1,5 @@
 """Judging figures against references (or a baseline run) and printing verdicts."""
 
-import csv
 import io
 import json
 import math
@@ -9,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
+from clusterbench.core import csvfile
 from clusterbench.judging import stats, vocabulary
 
 PASS = 'pass'
@@ -324,7 +324,7 @@ def _num(value):
 
 def format_csv(table):
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
+    writer = csvfile.writer(out, lineterminator='\n')
     writer.writerow(COLUMNS)
     writer.writerows(table)
     return out.getvalue().rstrip('\n')
@@ -377,13 +377,19 @@ def strict_findings(table):
     return [row for row in table if kind(row[-1]) in STRICT_ONLY]
 
 
+def nothing_measured(table):
+    """No figure judged and no test failed: every test was skipped (or passed
+    without a figure). Not a failure, but nothing a CI gate can call a pass."""
+    return all(kind(row[-1]) == SKIPPED for row in table)
+
+
 def exit_code(table, strict=False):
     """0 all judged and within tolerance; 1 a regression or a failure;
     3 (only with *strict*) a figure without reference, FASTER, DISTURBED or
-    INCONCLUSIVE.
+    INCONCLUSIVE, or nothing measured at all.
     (2, bad input, is raised before any table exists.)"""
     if anything_wrong(table):
         return EXIT_REGRESSION
-    if strict and strict_findings(table):
+    if strict and (strict_findings(table) or nothing_measured(table)):
         return EXIT_STRICT
     return EXIT_OK

@@ -200,8 +200,8 @@ def format_junit(table, strict=False):
     """JUnit XML: one testsuite per check, one testcase per figure (and one per
     test that failed or was skipped before recording any). Regressions and
     failures are ``<failure>``; no reference, FASTER, DISTURBED and
-    INCONCLUSIVE are failures
-    only when *strict*, otherwise noted in ``system-out``."""
+    INCONCLUSIVE are failures only when *strict*, otherwise noted in
+    ``system-out``; so is a table that measured nothing (all skipped)."""
     suites = {}
     for row in table:
         suites.setdefault(split_name(row[0])[0], []).append(row)
@@ -236,10 +236,35 @@ def format_junit(table, strict=False):
         for key in ('tests', 'failures', 'skipped'):
             suite.set(key, str(counts[key]))
         totals.update(counts)
+    if strict and verdict.nothing_measured(table):
+        # The exit code (3) fails the gate; say why where CI shows the tests.
+        suite = ET.SubElement(
+            root, 'testsuite', name='clusterbench', tests='1', failures='1', skipped='0'
+        )
+        case = ET.SubElement(suite, 'testcase', classname='clusterbench', name='run')
+        why = f'nothing measured ({_counts(table) or "no figure"})'
+        ET.SubElement(case, 'failure', type='nothing measured', message=why)
+        totals.update(tests=1, failures=1)
     for key in ('tests', 'failures', 'skipped'):
         root.set(key, str(totals[key]))
+    for element in root.iter():
+        element.text = element.text and _xml_text(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, _xml_text(value))
     ET.indent(root)
     return ET.tostring(root, encoding='unicode', xml_declaration=True)
+
+
+#: What XML 1.0 cannot hold, escaped or not: the control characters but tab,
+#: newline and CR, surrogates (ElementTree writes them raw, and then no parser
+#: reads the file).
+_NOT_XML = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
+def _xml_text(text):
+    """*text* with what XML cannot hold written as ``\\x01``: the name of a
+    test stays recognisable, and the JUnit file parses."""
+    return _NOT_XML.sub(lambda m: m.group().encode('unicode_escape').decode(), text)
 
 
 FORMATS = ('table', 'csv', 'json', 'junit')
@@ -262,6 +287,8 @@ def render(
     text = format_table(table, verbose, show_all) + f'\n\n{summary}'
     text += ''.join(f'\nnot loaded: {line}' for line in not_loaded)
     findings = _counts(verdict.strict_findings(table))
+    if verdict.nothing_measured(table):
+        findings = f'nothing measured ({_counts(table) or "no figure"})'
     if findings:
         effect = 'fail this run' if strict else 'would fail with --strict'
         text += f'\n{findings}: {effect} (exit {verdict.EXIT_STRICT})'

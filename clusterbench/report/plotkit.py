@@ -5,7 +5,6 @@ is never parsed as mathtext (:func:`literal`).
 """
 
 import base64
-import csv
 import io
 import math
 import re
@@ -14,6 +13,8 @@ from dataclasses import dataclass
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+
+from clusterbench.core import csvfile
 
 RC = {
     'svg.fonttype': 'none',  # text stays text: small, searchable, fast
@@ -106,7 +107,7 @@ def svg_of(fig):
 
 def csv_of(header, rows):
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
+    writer = csvfile.writer(out, lineterminator='\n')
     writer.writerow(header)
     for row in rows:
         writer.writerow(['' if v is None else csv_cell(v) for v in row])

@@ -5,7 +5,6 @@ the data is escaped), plots are embedded as ``data:`` URIs of matplotlib's
 SVG, and nothing refers to the network.
 """
 
-import csv
 import io
 import math
 import os
@@ -13,6 +12,7 @@ import tempfile
 
 import jinja2
 
+from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import trend, verdict
 from clusterbench.report import assemble as model
@@ -80,7 +80,7 @@ def _tolerance(cell):
 def summary_csv(data):
     """The summary matrix in long form: one row per configuration and figure."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
+    writer = csvfile.writer(out, lineterminator='\n')
     writer.writerow(
         (
             'config',

@@ -74,9 +74,12 @@ def output_directory(case, parser, root):
 def replay(path, references, threshold=verdict.DETECTION_THRESHOLD):
     report = find_report(path)
     data = runreport.load(report)
+    runreport.require_cases(data, report)
     root = os.path.realpath(os.path.dirname(os.path.abspath(report)))
     figures, failures, cache = [], [], {}
-    for case in runreport.cases(data, report):
+    cases = runreport.cases(data, report)
+    index = runreport.case_index(cases)
+    for case in cases:
         if case.get('fixture'):
             continue
         ident = (case['name'], case['system'], case['partition'], case['environ'])
@@ -89,6 +92,11 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD):
                     f'{str(case["replay_parser"])[:60]!r} is not used)'
                 )
                 failures.append(Failure(*ident, 'replay', reason))
+            continue
+        if case.get('result') in ('skip', 'fail_deps'):
+            # Never ran, so nothing to replay: skipped with its reason, as
+            # `compare` shows it, not a failure to find its output.
+            failures.append(Failure(*ident, *runreport.not_run(case, index)))
             continue
         if not isinstance(case.get('num_tasks'), int):
             failures.append(Failure(*ident, 'replay', 'the report has no num_tasks'))

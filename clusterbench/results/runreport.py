@@ -1,6 +1,7 @@
 """Reading ReFrame 4.10 JSON run reports into figures and failures."""
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -62,8 +63,19 @@ def load(path):
         ) from None
     except UnicodeDecodeError:
         raise ClusterbenchError(f'{path}: not a JSON report: not UTF-8 text') from None
+    except RecursionError:
+        # json's parser recurses once per level; validate() says the same of
+        # any nesting deeper than MAX_DEPTH.
+        raise ClusterbenchError(f'{path}: {_TOO_DEEP}') from None
     validate(data, path)
     return data
+
+
+def require_cases(data, path):
+    """Refuse a report without a test case (fixtures aside): its verdict would
+    be a pass that judged nothing."""
+    if all(case.get('fixture') for case in cases(data, path)):
+        raise ClusterbenchError(f'{path}: no test case in the report: nothing to judge')
 
 
 def _nullable(kind):
@@ -73,6 +85,7 @@ def _nullable(kind):
 _NUMBER = _nullable('number')
 _TEXT = _nullable('string')
 _NAME = {'type': 'string', 'pattern': r'^\S', 'description': 'a test name'}
+_TEXTS = {'type': ['array', 'null'], 'items': {'type': 'string'}}
 
 #: The parts of a ReFrame 4.10 run report that clusterbench reads, and their
 #: types. Checked before any of it is used, so a foreign file (a SARIF log also
@@ -84,7 +97,12 @@ SCHEMA = {
     'properties': {
         'session_info': {
             'type': 'object',
-            'properties': {'uuid': _TEXT, 'num_cases': _nullable('integer')},
+            'properties': {
+                'uuid': _TEXT,
+                'num_cases': _nullable('integer'),
+                'time_start_unix': _NUMBER,
+                'time_end_unix': _NUMBER,
+            },
         },
         'runs': {
             'type': 'array',
@@ -104,27 +122,31 @@ SCHEMA = {
             'properties': {
                 'name': _NAME,
                 'display_name': _NAME,
+                'unique_name': _TEXT,
                 'system': {'type': 'string'},
                 'partition': {'type': 'string'},
                 'environ': {'type': 'string'},
                 'result': _TEXT,
                 'fail_phase': _TEXT,
                 'fail_reason': _TEXT,
+                'skip_reason': _TEXT,
+                # [[unique_name, "system:partition", environ], ...]
+                'dependencies_actual': {
+                    'type': ['array', 'null'],
+                    'items': {'type': 'array', 'items': {'type': 'string'}},
+                },
                 'fixture': {'type': 'boolean'},
                 'run_index': _nullable('integer'),
                 'num_tasks': _nullable('integer'),
+                'num_nodes': _nullable('integer'),
+                'scheduler': _TEXT,
+                'job_completion_time_unix': _NUMBER,
                 'outputdir': _TEXT,
                 'stagedir': _TEXT,
                 'job_stdout': _TEXT,
-                'job_nodelist': {
-                    'type': ['array', 'null'],
-                    'items': {'type': 'string'},
-                },
+                'job_nodelist': _TEXTS,
                 'reference_file': _TEXT,
-                'reference_index': {
-                    'type': ['array', 'null'],
-                    'items': {'type': 'string'},
-                },
+                'reference_index': _TEXTS,
                 # Its values are index keys only where they are scalars
                 # (reflookup.index_value): other facts may be added freely.
                 'processor_facts': _nullable('object'),
@@ -177,18 +199,27 @@ _JSON_TYPES = {
 }
 
 
+#: Deeper than any ReFrame report (10 levels) by far, and shallow enough for
+#: every reader after this one (the schema, YAML and HTML writers) to recurse.
+MAX_DEPTH = 64
+_TOO_DEEP = (
+    f'not a ReFrame run report: nested too deeply (more than {MAX_DEPTH} levels)'
+)
+#: Half of a UTF-16 pair: JSON's "\\ud800" escape gives one, which no output
+#: (UTF-8 stdout, the HTML page, a CSV) can encode.
+_SURROGATE = re.compile(r'[\ud800-\udfff]')
+
+
 def validate(data, source):
     """Raise one line naming *source*, the place and the problem, unless *data*
     has the shape of a ReFrame run report where clusterbench reads it."""
+    _check_nesting_and_text(data, source)
     errors = list(_VALIDATOR.iter_errors(data))
     if not errors:
         return
     # The outermost problem, and of those the first in the file.
     error = min(errors, key=lambda e: len(e.absolute_path))
-    where = ''.join(
-        f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
-        for p in error.absolute_path
-    ).lstrip('.')
+    where = _where(error.absolute_path)
     if error.validator == 'required':
         missing = next(k for k in error.validator_value if k not in error.instance)
         problem = f'no "{missing}"'
@@ -208,6 +239,42 @@ def validate(data, source):
     raise ClusterbenchError(
         f'{source}: not a ReFrame run report: {where + ": " if where else ""}{problem}'
     )
+
+
+def _where(path):
+    """``runs[0].testcases[1].perfvalues['local:default:hpl']`` of a key path."""
+    return ''.join(
+        f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
+        for p in path
+    ).lstrip('.')
+
+
+def _check_nesting_and_text(data, source):
+    """Refuse nesting deeper than MAX_DEPTH and text with a lone surrogate,
+    naming the first place in the file (a loop, not recursion: the point is
+    a depth that recursion cannot take)."""
+    stack = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            raise ClusterbenchError(f'{source}: {_TOO_DEEP}')
+        if path and isinstance(path[-1], str):
+            _check_text(path[-1], path, source)  # the key
+        if isinstance(value, str):
+            _check_text(value, path, source)
+        elif isinstance(value, dict):
+            stack += [(value[k], (*path, k)) for k in reversed(list(value))]
+        elif isinstance(value, list):
+            stack += [(v, (*path, i)) for i, v in reversed(list(enumerate(value)))]
+
+
+def _check_text(text, path, source):
+    found = _SURROGATE.search(text)
+    if found:
+        raise ClusterbenchError(
+            f'{source}: not a ReFrame run report: {_where(path)}: not valid text '
+            f'(a lone surrogate {found.group()!a})'
+        )
 
 
 def _short(value, width=40):
