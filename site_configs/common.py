@@ -18,6 +18,10 @@ PROJECT = (
     else os.getcwd()
 )
 WRAPPERS = os.path.join(HERE, 'bin')
+#: The results root: `clusterbench run --results DIR` sets CLUSTERBENCH_RESULTS
+#: for its ReFrame, so that the database and perflogs go under DIR with the
+#: session; else results/ beside the checkout.
+RESULTS = os.environ.get('CLUSTERBENCH_RESULTS') or os.path.join(PROJECT, 'results')
 
 # Open MPI refuses root without these two; CI and containers run as root.
 _OPENMPI_ROOT = [
@@ -147,9 +151,7 @@ def _checked(environ):
 def general(**overrides):
     """General settings shared by every system."""
     settings = {
-        'report_file': os.path.join(
-            PROJECT, 'results', 'reports', 'run-report-{sessionid}.json'
-        ),
+        'report_file': os.path.join(RESULTS, 'reports', 'run-report-{sessionid}.json'),
     }
     settings.update(overrides)
     return [settings]
@@ -184,7 +186,7 @@ def storage(**overrides):
     """ReFrame's results database, so that runs can be compared with history."""
     settings = {
         'enable': True,
-        'sqlite_db_file': os.path.join(PROJECT, 'results', 'results.db'),
+        'sqlite_db_file': os.path.join(RESULTS, 'results.db'),
     }
     settings.update(overrides)
     return [settings]
@@ -193,7 +195,7 @@ def storage(**overrides):
 #: Every system's perflogs under one directory (ReFrame's default,
 #: ./perflogs, is relative to where ReFrame runs, so sessions scatter them).
 #: CLUSTERBENCH_PERFLOGDIR, or ReFrame's --perflogdir, moves it.
-PERFLOG_DIR = os.path.join(PROJECT, 'results', 'perflogs')
+PERFLOG_DIR = os.path.join(RESULTS, 'perflogs')
 
 #: One line per test case: when, what, where, its verdict, then every figure.
 PERFLOG_FORMAT = (

@@ -146,7 +146,8 @@ def test_two_sessions_on_one_node_take_turns(tmp_path):
             tmp_path, first_dir, stdout=out_file, stderr=subprocess.STDOUT
         ) as (first, lock_file),
     ):
-        holder = lock_file.read_text().strip()
+        # (Its first line; the second names the ReFrame the session runs.)
+        holder = lock_file.read_text().splitlines()[0]
         assert holder.startswith(f'pid {first.pid}, session {first_dir}')
         log = tmp_path / 'second.err'
         with open(log, 'w') as err_file:

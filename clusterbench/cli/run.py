@@ -4,6 +4,7 @@ verdicts."""
 import argparse
 
 from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
@@ -12,6 +13,8 @@ from clusterbench.results import confirm, runner
 
 def run(args):
     selection.check_system_name(args.system)
+    if args.confirm > confirm.MAX_RUNS:
+        raise ClusterbenchError(f'--confirm {args.confirm}: at most {confirm.MAX_RUNS}')
     extra = list(args.reframe_args)
     if args.wait_quiet:
         # The checks' hook waits before each test on a local partition.
@@ -90,7 +93,8 @@ def add_parser(sub):
         metavar='N',
         help='run a test case with a figure SLOWER, WORSE or FLAGGED N more '
         'times and judge each figure on all its runs (default '
-        f'{confirm.DEFAULT_RUNS}; 0: judge the first run alone)',
+        f'{confirm.DEFAULT_RUNS}, at most {confirm.MAX_RUNS}; 0: judge the first '
+        'run alone)',
     )
     run_.add_argument(
         'reframe_args',

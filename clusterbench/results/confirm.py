@@ -23,6 +23,15 @@ from clusterbench.judging import verdict
 #: --confirm N` changes it, 0 turns confirmation off.
 DEFAULT_RUNS = 2
 
+#: The most `--confirm` accepts: ReFrame makes every repetition a test case
+#: up front (--confirm 999999999999 ended in its memory error), and twenty
+#: more runs already judge a figure on its median.
+MAX_RUNS = 20
+
+#: What can go wrong in a confirmation session besides its figures.
+NO_REPORT = 'a confirmation session wrote no report, see above'
+SESSION_FAILED = 'a confirmation session failed, see above'
+
 #: Options of the first session that would select, or multiply, other test
 #: cases in a confirmation session (``-n`` patterns are OR-ed by ReFrame).
 _DROPPED_WITH_VALUE = ('-n', '--name', '--repeat', '--reruns')
@@ -98,15 +107,31 @@ def directory(prefix, system, partition, environ):
     return os.path.join(prefix, 'confirm', name)
 
 
-def summary(before, after, runs):
-    """The line printed under the table: what the confirmation runs changed."""
+def summary(before, after, runs, confirming, trouble=()):
+    """The line printed under the table: what the confirmation runs changed.
+
+    *runs* were asked for; *confirming* are the figures the confirmation
+    sessions recorded, and only those runs are said to have happened;
+    *trouble* says why some are missing (NO_REPORT, SESSION_FAILED).
+    """
     was = {_key(j) for j in before if verdict.kind(j.verdict) in RED}
     still = {_key(j) for j in after if verdict.kind(j.verdict) in RED} & was
     back = len(was - still)
+    found = {}
+    for figure in confirming:
+        found[_key(figure)] = found.get(_key(figure), 0) + 1
+    done = sorted({found.get(key, 0) for key in was}) or [0]
+    ran = str(done[0]) if len(done) == 1 else f'{done[0]} to {done[-1]}'
+    if done != [runs]:
+        why = '; '.join(sorted(trouble)) or 'the others recorded no figure'
+        ran = f'{ran} more time(s) ({runs} asked; {why})'
+    else:
+        ran = f'{ran} more time(s)'
+    judged = 'all runs' if done[-1] else 'the first run'
     return (
         f'Confirmation: {len(was)} figure(s) outside their references were run '
-        f'{runs} more time(s) and judged on all runs: {len(still)} still fail, '
-        f'{back} did not hold'
+        f'{ran} and judged on {judged}: {len(still)} still fail, {back} did not '
+        f'hold'
     )
 
 

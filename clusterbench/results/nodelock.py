@@ -7,10 +7,17 @@ exclusive lock per node (``flock`` on ``clusterbench-run-<host>.lock`` in
 a second session waits for it, saying who holds it, or with ``--no-wait`` is
 refused with one line. The kernel drops the lock when its holder exits, so a
 killed session leaves nothing to clean up.
+
+What measures is ReFrame, a child of the session: it inherits the locked
+file (see :meth:`NodeLock.inheritable`), so the lock stays taken while it
+runs, even if the session itself was killed (``kill -9``) and its ReFrame
+outlived it. The lock file says who holds it: the session's pid and
+directory, and the pid of the ReFrame it runs.
 """
 
 import fcntl
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -37,14 +44,33 @@ class NodeLock:
             directory or lock_directory(), f'clusterbench-run-{self.host}.lock'
         )
         self._fd = None
+        self._about = ''
+        self._reframe = None
 
     def holder(self):
-        """What the session holding the lock wrote about itself."""
+        """What the session holding the lock wrote about itself; if that
+        session is gone and its ReFrame is not, the ReFrame's pid."""
         try:
             with open(self.path) as f:
-                return ' '.join(f.read().split()) or 'a session that did not say'
+                lines = [' '.join(line.split()) for line in f.read().splitlines()]
         except OSError:
+            lines = []
+        lines = [line for line in lines if line]
+        if not lines:
             return 'a session that did not say'
+        about, measuring = lines[0], _reframe_pid(lines[1:])
+        session = re.fullmatch(r'pid (\d+), (.*)', about)
+        if (
+            session
+            and measuring
+            and not running(int(session[1]))
+            and running(measuring)
+        ):
+            return (
+                f'ReFrame pid {measuring} of {session[2]}, whose clusterbench '
+                f'pid {session[1]} is gone'
+            )
+        return about
 
     def acquire(self, wait=True, out=sys.stderr):
         """Take the lock; wait for its holder, or refuse if not *wait*."""
@@ -86,21 +112,70 @@ class NodeLock:
                 f'{self.path}: cannot open the node lock: {err.strerror}'
             ) from None
 
-    def record(self, about):
-        """Say who holds the lock (pid, session), for a session that waits."""
+    def record(self, about, reframe=None):
+        """Say who holds the lock (pid, session; the pid of the *reframe* it
+        runs), for a session that waits."""
+        self._about = about
+        text = f'{about}\n' + (f'{REFRAME_PID} {reframe}\n' if reframe else '')
         try:
             os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, f'{about}\n'.encode(), 0)
+            os.pwrite(self._fd, text.encode(), 0)
         except OSError:
             pass  # opened read-only (another user's file): the lock still holds
 
+    def measuring(self, pid):
+        """Record *pid*, the ReFrame that this session just started."""
+        self._reframe = pid
+        self.record(self._about, pid)
+
+    def inheritable(self):
+        """The descriptors a child must keep (``Popen(pass_fds=...)``) to hold
+        the lock with this session: a ``flock`` belongs to the open file, and
+        the kernel keeps it while any process has that file open."""
+        return () if self._fd is None else (self._fd,)
+
     def release(self):
+        """Let the lock go: at once, or, if this session's ReFrame still runs
+        (the session interrupted), when that ends (an unlock would free it
+        for every holder of the file)."""
         if self._fd is None:
             return
-        try:
-            os.ftruncate(self._fd, 0)
-        except OSError:
-            pass
-        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        if not (self._reframe and running(self._reframe)):
+            try:
+                os.ftruncate(self._fd, 0)
+            except OSError:
+                pass
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None
+
+
+#: How the lock file names the ReFrame of the session holding it.
+REFRAME_PID = 'ReFrame pid'
+
+
+def _reframe_pid(lines):
+    for line in lines:
+        found = re.fullmatch(rf'{REFRAME_PID} (\d+)', line)
+        if found:
+            return int(found[1])
+    return None
+
+
+def running(pid):
+    """Whether process *pid* is running (not gone, nor a zombie)."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            # "pid (comm) state ...": comm may hold spaces and parentheses.
+            return f.read().rpartition(')')[2].split()[0] not in ('Z', 'X')
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass  # no /proc here: ask the kernel
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's process: it exists
+    return True

@@ -7,12 +7,19 @@ and the session goes on and exits 0 (``Ran 0/0 test case(s)`` is a pass).
 ``clusterbench run`` counts those lines instead, and a session with any of
 them fails. A full disk is noticed the same way: ReFrame only warns when it
 cannot write its report or save its log.
+
+ReFrame runs under its keeper (clusterbench.results.reaper): it ends with
+the session that runs it, however that dies (``kill -9`` included), and
+nothing it started outlives it. An orphaned ReFrame, or a job's ranks, would
+otherwise go on measuring, unseen, beside whatever runs next.
 """
 
 import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
+
+from clusterbench.results import reaper
 
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')
 _NOT_LOADED = re.compile(
@@ -53,20 +60,29 @@ class Outcome:
             self.no_space.append(line)
 
 
-def run(argv, out=None, env=None):
+def run(argv, out=None, env=None, keep_fds=(), started=None):
     """Run *argv* (a ReFrame command, in environment *env*), copying its
-    output to *out* line by line; return its :class:`Outcome`."""
+    output to *out* line by line; return its :class:`Outcome`.
+
+    ReFrame and its keeper inherit the descriptors *keep_fds* (the node
+    lock's) and end with this process; *started* is called with the
+    keeper's pid.
+    """
     out = out or sys.stdout
     outcome = Outcome(0)
     with subprocess.Popen(
-        argv,
+        reaper.command(argv),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         errors='replace',
         bufsize=1,
         env=env,
+        pass_fds=keep_fds,
+        preexec_fn=reaper.dies_with_parent(),
     ) as proc:
+        if started:
+            started(proc.pid)
         for line in proc.stdout:
             out.write(line)
             out.flush()

@@ -15,6 +15,41 @@ from clusterbench.references import validate as refdata
 from clusterbench.results import confirm, nodelock, reframe_output, runreport
 from clusterbench.results import session as sessionreport
 
+#: Where ReFrame's results database and perflogs of a session go: its
+#: results root (read by site_configs/common.py).
+RESULTS_ENV = 'CLUSTERBENCH_RESULTS'
+
+
+def results_root(results):
+    """*results* as a real path, if a session can write there; else one line.
+
+    Resolved because ReFrame compares the paths under its prefix as given
+    with their real paths: under a symlink every test fails in cleanup
+    ("... are the same file"). Checked before anything runs.
+    """
+    real = os.path.realpath(results)
+    existing = real
+    while not os.path.lexists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        where = '' if existing == real else f' ({existing} is a file)'
+        raise ClusterbenchError(f'{results}: not a directory{where}')
+    why = _not_writable(existing)
+    if why:
+        raise ClusterbenchError(f'{results}: not writable ({why})')
+    return real
+
+
+def _not_writable(directory):
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            return 'read-only file system'
+    except OSError as err:
+        return err.strerror.lower()
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return 'permission denied'
+    return ''
+
 
 def session_dir(results, system):
     """A new directory for this session; earlier sessions are never reused."""
@@ -148,9 +183,15 @@ def run(
             )
     _check_partition(config, system)
     refdata.check_directory(references)
+    results = results_root(results)
     # ReFrame must judge against the directory just validated, not its own
-    # default: one directory decides both.
-    env = {**os.environ, refdir.ENV: os.path.abspath(references)}
+    # default: one directory decides both. Its database and perflogs go under
+    # the results root too (site_configs/common.py reads RESULTS_ENV).
+    env = {
+        **os.environ,
+        refdir.ENV: os.path.abspath(references),
+        RESULTS_ENV: results,
+    }
     refdir.announce(references, out)
     lock = node_lock(config, system, wait)
     prefix = session_dir(results, system)
@@ -163,7 +204,7 @@ def run(
     try:
         if lock:
             lock.record(f'pid {os.getpid()}, session {prefix}')
-        ran = reframe_output.run([reframe, *cmd[1:]], out=out, env=env)
+        ran = _reframe([reframe, *cmd[1:]], out, env, lock)
         data = _session_report(report, prefix, ran, config, system, extra)
         if not data['session_info'].get('num_cases'):
             why = (
@@ -181,13 +222,17 @@ def run(
         elif red and confirm_runs:
             first = judged
             more = _confirmation_sessions(
-                red, confirm_runs, (config, checks, prefix, extra, reframe, env), out
+                red,
+                confirm_runs,
+                (config, checks, prefix, extra, reframe, env, lock),
+                out,
             )
             figures, failures = figures + more[0], failures + more[1]
             reports += more[2]
-            failed_otherwise |= more[3]
+            failed_otherwise |= bool(more[3])
             judged = verdict.group(figures, threshold=threshold)
-            print('\n' + confirm.summary(first, judged, confirm_runs), file=out)
+            summary = confirm.summary(first, judged, confirm_runs, more[0], more[3])
+            print(f'\n{summary}', file=out)
     finally:
         if lock:
             lock.release()
@@ -215,12 +260,23 @@ def run(
     return code
 
 
+def _reframe(argv, out, env, lock):
+    """ReFrame run as *argv*: it holds the node *lock* with this session (it
+    inherits the locked file), and it is recorded there as measuring."""
+    if not lock:
+        return reframe_output.run(argv, out=out, env=env)
+    return reframe_output.run(
+        argv, out=out, env=env, keep_fds=lock.inheritable(), started=lock.measuring
+    )
+
+
 def _confirmation_sessions(red, runs, session, out):
     """Run the test cases *red* (see confirm.red_cases) *runs* more times, one
     ReFrame session per partition and environment; return their (figures,
-    failures, report paths, whether ReFrame failed for more than figures)."""
-    config, checks, prefix, extra, reframe, env = session
-    figures, failures, reports, failed = [], [], [], False
+    failures, report paths, what went wrong beyond figures: a set of
+    confirm.NO_REPORT, confirm.SESSION_FAILED)."""
+    config, checks, prefix, extra, reframe, env, lock = session
+    figures, failures, reports, failed = [], [], [], set()
     for (system, partition, environ), hashes in sorted(red.items()):
         sub = confirm.directory(prefix, system, partition, environ)
         os.makedirs(sub, exist_ok=True)
@@ -229,18 +285,19 @@ def _confirmation_sessions(red, runs, session, out):
         where = f'{system}:{partition}'
         cmd = reframe_command(config, checks, where, sub, report, args)
         print(f'\n$ {shlex.join(cmd)}', file=out, flush=True)
-        ran = reframe_output.run([reframe, *cmd[1:]], out=out, env=env)
+        ran = _reframe([reframe, *cmd[1:]], out, env, lock)
         try:
             data = runreport.load(report)
         except ClusterbenchError as err:
             print(f'confirmation runs: {err}', file=out)
-            failed = True
+            failed.add(confirm.NO_REPORT)
             continue
         more_figures, more_failures = runreport.extract(data, report)
         figures += more_figures
         failures += more_failures
         reports.append(report)
-        failed |= _failed_otherwise(ran, data)
+        if _failed_otherwise(ran, data):
+            failed.add(confirm.SESSION_FAILED)
     return figures, failures, reports, failed
 
 
