@@ -57,6 +57,7 @@ from clusterbench.report.provenance import (
     node_facts,
     run_dates,
     time_text,
+    timestamp,
     utc_now,
 )
 from clusterbench.report.sensitivity import loglog_slope
@@ -182,7 +183,7 @@ class _Builder:
         if isinstance(case.get('processor_facts'), dict) and case['processor_facts']:
             config.processor = case['processor_facts']
         when = case.get('job_completion_time_unix')
-        if isinstance(when, (int, float)):
+        if timestamp(when) is not None:
             config.completed.append(when)
         return config
 

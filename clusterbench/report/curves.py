@@ -9,6 +9,7 @@ one-way latency or time per operation in µs, bandwidth in MB/s (10^6 B/s),
 messages per second.
 """
 
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -71,13 +72,53 @@ class Curve:
         return UNITS[self.metric]
 
 
-def _table_curve(name, table):
-    """A :class:`clusterbench.bench.curves.Curve` from its form kept in a report."""
-    headers = table.get('columns') or []
-    rows = table.get('rows') or []
-    units = table.get('units') or {}
+def _number(value):
+    """A finite number (a JSON integer may be too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _checked(name, table):
+    """(headers, rows, units, meta) of a curve kept in a report; one that has
+    not the shape the checks write (it comes from a file, maybe edited) is a
+    ClusterbenchError naming what is wrong."""
+    if not isinstance(table, dict):
+        raise ClusterbenchError(f'curve {name}: not an object')
+    headers, rows = table.get('columns') or [], table.get('rows') or []
+    if not isinstance(headers, list) or not isinstance(rows, list):
+        raise ClusterbenchError(f'curve {name}: "columns" and "rows" are not lists')
     if not headers or headers[0] != 'bytes' or not rows:
         raise ClusterbenchError(f'curve {name}: no "bytes" column or no rows')
+    if not all(isinstance(h, str) for h in headers):
+        raise ClusterbenchError(f'curve {name}: a column name is not text')
+    for i, row in enumerate(rows, 1):
+        if not isinstance(row, list) or len(row) != len(headers):
+            row = None
+        if row is None or not all(_number(v) for v in row):
+            raise ClusterbenchError(
+                f'curve {name}: row {i} is not {len(headers)} finite numbers'
+            )
+    units, meta = table.get('units') or {}, table.get('meta') or {}
+    if not isinstance(units, dict) or not all(
+        isinstance(u, str) for u in units.values()
+    ):
+        raise ClusterbenchError(f'curve {name}: "units" is not an object of text')
+    if not isinstance(meta, dict):
+        raise ClusterbenchError(f'curve {name}: "meta" is not an object')
+    for key in ('processes', 'ranks', 'pairs'):
+        count = meta.get(key)
+        if count is not None and not (_number(count) and count == int(count) >= 0):
+            raise ClusterbenchError(f'curve {name}: meta {key} is not a count')
+    return headers, rows, units, meta
+
+
+def _table_curve(name, table):
+    """A :class:`clusterbench.bench.curves.Curve` from its form kept in a report."""
+    headers, rows, units, meta = _checked(name, table)
     columns = {}
     for i, header in enumerate(headers[1:], 1):
         column = next(
@@ -87,9 +128,7 @@ def _table_curve(name, table):
             column, _, _ = header.rpartition('_')
             column = column or header
         columns[column] = (units.get(column, ''), [row[i] for row in rows])
-    return curvelib.Curve(
-        name, [row[0] for row in rows], columns, table.get('meta') or {}
-    )
+    return curvelib.Curve(name, [row[0] for row in rows], columns, meta)
 
 
 def _slug(unit):
@@ -104,7 +143,7 @@ def kept_curves(case):
         for name, table in tables.items():
             try:
                 found.append(_table_curve(str(name), table))
-            except (ClusterbenchError, TypeError, ValueError, AttributeError) as err:
+            except ClusterbenchError as err:
                 problems.append(f'{name}: {err}')
         return found, '; '.join(problems)
     files = case.get('curve_files')

@@ -71,11 +71,21 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).timestamp()
 
 
+def timestamp(unix):
+    """The UTC time of *unix* seconds, or None if it is no time: a report
+    file may hold anything there (NaN, 1e308, a year before 1)."""
+    if isinstance(unix, bool) or not isinstance(unix, (int, float)):
+        return None
+    try:
+        return datetime.datetime.fromtimestamp(unix, datetime.timezone.utc)
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
 def time_text(unix, text):
-    if isinstance(unix, (int, float)):
-        return datetime.datetime.fromtimestamp(unix, datetime.timezone.utc).strftime(
-            '%Y-%m-%d %H:%M:%S UTC'
-        )
+    when = timestamp(unix)
+    if when is not None:
+        return when.strftime('%Y-%m-%d %H:%M:%S UTC')
     return str(text or '')
 
 
