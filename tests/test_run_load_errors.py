@@ -66,7 +66,12 @@ def run(tmp_path, directory, program='clusterbench'):
             *TINY,
             '-r',
         ]
-    env = {**os.environ, 'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')}
+    env = {
+        **os.environ,
+        'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
+        # A lock of the test's own: another session on this host is not this test's.
+        'CLUSTERBENCH_LOCK_DIR': str(tmp_path / 'locks'),
+    }
     return subprocess.run(
         cmd, capture_output=True, text=True, cwd=PROJECT, timeout=600, env=env
     )

@@ -196,7 +196,8 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
     assert cond['host_probe_reference'] == entry['host_probe']
     # Both judged figures, each about -67 % (the run's own noise on top).
     drift = hostprobe.drift(cond['host_probe'], entry['host_probe'], 0.20)
-    assert case['disturbed'] == f'host probe {drift}', out
+    # A loaded machine may add its own reason (other processes' CPU share).
+    assert case['disturbed'].endswith(f'host probe {drift}'), out
     assert re.fullmatch(r'dgemm -[4-8]\d %, gather -[4-8]\d %', drift), drift
     assert f'DISTURBED ({case["disturbed"]})' in ' '.join(out.split()), out
     # Not judged, so not failed; a --strict run would exit 3.

@@ -130,7 +130,7 @@ def _check_tuple(path, node, keys):
         raise ReferenceFileError(
             f'{where}: upper threshold {upper!r} must be a number >= 0 or null'
         )
-    if len(entry) == 4 and entry[3] not in KNOWN_UNITS:
+    if len(entry) == 4 and not (isinstance(entry[3], str) and entry[3] in KNOWN_UNITS):
         raise ReferenceFileError(f'{where}: unknown unit {entry[3]!r}')
 
 

@@ -15,6 +15,8 @@ half a megabyte) with PyYAML's own composer, so that every node is refused
 before anything walks it.
 """
 
+import re
+
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
@@ -32,6 +34,7 @@ except ImportError:  # PyYAML without libyaml
 
 
 _MERGE = 'tag:yaml.org,2002:merge'
+_SURROGATE = re.compile(r'[\ud800-\udfff]')
 
 
 class ReferenceFileError(ClusterbenchError):
@@ -63,6 +66,16 @@ class _Refusing(Composer, SafeConstructor, Resolver):
                 f'YAML {what} {sign}{event.anchor}: not allowed in a reference file',
             )
         return super().compose_node(parent, index)
+
+    def compose_scalar_node(self, anchor):
+        node = super().compose_scalar_node(anchor)
+        found = _SURROGATE.search(node.value)
+        if found:
+            # "\\ud800" escapes one; no output (UTF-8, HTML, CSV) can encode it.
+            self._refuse(
+                node.start_mark, f'not valid text (a lone surrogate {found.group()!a})'
+            )
+        return node
 
     def compose_mapping_node(self, anchor):
         node = super().compose_mapping_node(anchor)
@@ -112,7 +125,20 @@ def _syntax_error(name, err):
         # An unclosed bracket is noticed lines later: name where it opened.
         problem = f'{err.context}: {problem} (line {line})'
         line = err.context_mark.line + 1
+    problem = ' '.join(str(problem).split())
     return ReferenceFileError(f'{name}:{line}: YAML error: {problem}')
+
+
+def _other_error(name, text, err):
+    """One line of a YAML error without a mark (PyYAML's spans lines)."""
+    if isinstance(err, yaml.reader.ReaderError):
+        line = text.count('\n', 0, err.position) + 1 if isinstance(text, str) else 0
+        char = err.character
+        char = chr(char) if isinstance(char, int) else char
+        return ReferenceFileError(
+            f'{name}:{line}: YAML error: unacceptable character {char!a}: {err.reason}'
+        )
+    return ReferenceFileError(f'{name}: YAML error: {" ".join(str(err).split())}')
 
 
 def _undecodable_line(path):
@@ -137,11 +163,19 @@ def _parsed(loader, construct):
 
 def _read(text, name, construct):
     try:
+        return _read_either(text, name, construct)
+    except RecursionError:
+        # The composer recurses once per level of nesting.
+        raise ReferenceFileError(f'{name}: YAML error: nested too deeply') from None
+
+
+def _read_either(text, name, construct):
+    try:
         return _parsed(_CLoader(text, name), construct)
     except yaml.MarkedYAMLError:
         pass
     except yaml.YAMLError as err:
-        raise ReferenceFileError(f'{name}: YAML error: {err}') from None
+        raise _other_error(name, text, err) from None
     # PyYAML's own parser says what is wrong in its words, the ones every
     # message of clusterbench has used (libyaml's differ): read it again.
     try:
@@ -149,7 +183,7 @@ def _read(text, name, construct):
     except yaml.MarkedYAMLError as err:
         raise _syntax_error(name, err) from None
     except yaml.YAMLError as err:
-        raise ReferenceFileError(f'{name}: YAML error: {err}') from None
+        raise _other_error(name, text, err) from None
 
 
 def _from_file(path, construct):

@@ -1,6 +1,7 @@
 """Reading ReFrame 4.10 JSON run reports into figures and failures."""
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -54,7 +55,11 @@ def load(path):
     """Parse a ReFrame JSON report; one-line errors name the file."""
     try:
         with open(path) as report:
-            data = json.load(report)
+            data = json.load(report, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as err:
+        raise ClusterbenchError(
+            f'{path}: not a JSON report: duplicate key {_short(str(err))}'
+        ) from None
     except OSError as err:
         raise ClusterbenchError(f'{path}: cannot read report: {err.strerror}') from None
     except json.JSONDecodeError as err:
@@ -68,6 +73,21 @@ def load(path):
         # any nesting deeper than MAX_DEPTH.
         raise ClusterbenchError(f'{path}: {_TOO_DEEP}') from None
     validate(data, path)
+    return data
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs):
+    """A JSON object; json's default keeps the last of two equal keys, so a
+    report could say one figure twice and be judged on either."""
+    data = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key)
+        data[key] = value
     return data
 
 
@@ -262,6 +282,8 @@ def _check_nesting_and_text(data, source):
             _check_text(path[-1], path, source)  # the key
         if isinstance(value, str):
             _check_text(value, path, source)
+        elif isinstance(value, (int, float)) and 'perfvalues' in path:
+            _check_number(value, path, source)
         elif isinstance(value, dict):
             stack += [(value[k], (*path, k)) for k in reversed(list(value))]
         elif isinstance(value, list):
@@ -274,6 +296,20 @@ def _check_text(text, path, source):
         raise ClusterbenchError(
             f'{source}: not a ReFrame run report: {_where(path)}: not valid text '
             f'(a lone surrogate {found.group()!a})'
+        )
+
+
+def _check_number(value, path, source):
+    """A figure, reference or bound must be a finite number: NaN or infinity
+    (JSON's NaN, Infinity, 1e999 or a 400-digit integer) is never a sample."""
+    try:
+        finite = math.isfinite(float(value))
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise ClusterbenchError(
+            f'{source}: not a ReFrame run report: {_where(path)}: '
+            f'{_short(value)} is not a finite number'
         )
 
 
