@@ -36,6 +36,9 @@ def test_declared_figures_of_the_checks():
     figures += [(n, u) for n, u, _ in hpcc.FIGURES.values()]
     figures += list(npb.FIGURES.values()) + list(FABRIC.items())
     for name, unit in figures:
+        # A unit outside the set makes `references check` refuse the figure's
+        # references (the fabric check's Mmsg/s did).
+        assert unit in vocabulary.UNITS, (name, unit)
         if name != 'iterations':
             assert vocabulary.direction(name, unit), (name, unit)
     assert vocabulary.direction('mpi_share', '%') == vocabulary.LOWER

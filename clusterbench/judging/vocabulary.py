@@ -26,6 +26,7 @@ UNITS = {
     *TIME_UNITS,
     'GUP/s',
     'msg/s',
+    'Mmsg/s',
     '%',
     'B',
     'iterations',
