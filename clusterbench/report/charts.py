@@ -8,6 +8,7 @@ import math
 
 from matplotlib.ticker import FuncFormatter, NullLocator
 
+from clusterbench.judging import vocabulary
 from clusterbench.report import assemble as model
 from clusterbench.report import curves as curvelib
 from clusterbench.report.plotkit import (
@@ -272,7 +273,7 @@ def scaling_chart(plots, title, series_list):
     xs = sorted({p.ranks for s in series_list for p in s.points})
     ideal = (
         [1.0] * len(xs)
-        if first.weak and first.unit in ('s', 'ms', 'us')
+        if first.weak and vocabulary.is_time(first.unit)
         else [x / base for x in xs]
     )
     speed.plot(xs, ideal, ls='--', color='black', lw=1, label='ideal')
