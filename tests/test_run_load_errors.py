@@ -66,6 +66,7 @@ def run(tmp_path, directory, program='clusterbench'):
             *TINY,
             '-r',
         ]
+    (tmp_path / 'locks').mkdir(exist_ok=True)
     env = {
         **os.environ,
         'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
