@@ -96,6 +96,23 @@ class Store:
         return proc.returncode, out + err
 
 
+def plain_reframe(store, *args):
+    """Plain `reframe -r` on the HPCC check against *store*'s references."""
+    return subprocess.run(
+        [
+            tool('reframe'), '-C', 'site_configs/local.py',
+            '-c', 'reframe_checks/hpcc.py', '--prefix', str(store.tmp / 'plain'),
+            '--nocolor', *args, '-r',
+        ],
+        capture_output=True, text=True, cwd=PROJECT, timeout=600,
+        env={
+            **os.environ,
+            'RFM_REFERENCE_PREFIX': str(store.refs),
+            'RFM_SQLITE_DB_FILE': str(store.tmp / 'results.db'),
+        },
+    )  # fmt: skip
+
+
 def references_check(refs):
     return subprocess.run(
         [tool('clusterbench'), 'references', 'check', '--references', str(refs)],

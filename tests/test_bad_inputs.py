@@ -26,6 +26,7 @@ from badinput import (
     fake_tree,
     hashes,
     npb,
+    plain_reframe,
     programs_under,
     references_check,
 )
@@ -79,19 +80,7 @@ def test_01_malformed_reference_file_in_clusterbench_run(tmp_path, what):
 
 def test_01_malformed_reference_file_in_plain_reframe(tmp_path):
     store = Store(tmp_path, broken_copy(tmp_path, 'bracket'))
-    result = subprocess.run(
-        [
-            tool('reframe'), '-C', 'site_configs/local.py',
-            '-c', 'reframe_checks/hpcc.py', '--prefix', str(store.results / 'plain'),
-            '--nocolor', *TINY, '-r',
-        ],
-        capture_output=True, text=True, cwd=PROJECT, timeout=600,
-        env={
-            **os.environ,
-            'RFM_REFERENCE_PREFIX': str(store.refs),
-            'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
-        },
-    )  # fmt: skip
+    result = plain_reframe(store, *TINY)
     assert result.returncode == 1, result.stdout
     assert_line(
         result.stdout,

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 
 import pytest
-from badinput import Store, assert_line, hashes, references_check
+from badinput import Store, assert_line, hashes, plain_reframe, references_check
 from conftest import PROJECT, require_fixtures
 from rfm import tool
 from test_reference_file_errors import HPCC, HPL, TINY
@@ -54,23 +54,6 @@ def run_session(store, *reframe_args, checks='reframe_checks/hpcc.py', timeout=6
         proc.communicate()
         raise
     return proc.returncode, out + err
-
-
-def plain_reframe(store, *args):
-    """Plain `reframe -r` on the HPCC check against *store*'s references."""
-    return subprocess.run(
-        [
-            tool('reframe'), '-C', 'site_configs/local.py',
-            '-c', 'reframe_checks/hpcc.py', '--prefix', str(store.tmp / 'plain'),
-            '--nocolor', *args, '-r',
-        ],
-        capture_output=True, text=True, cwd=PROJECT, timeout=600,
-        env={
-            **os.environ,
-            'RFM_REFERENCE_PREFIX': str(store.refs),
-            'RFM_SQLITE_DB_FILE': str(store.tmp / 'results.db'),
-        },
-    )  # fmt: skip
 
 
 def with_hpl_line(tmp_path, line):
