@@ -20,10 +20,11 @@ import pytest
 from badinput import Store, assert_line, hashes
 from conftest import PROJECT, fill
 from loopback import serving, tarball_of
-from rfm import CONFIG, reframe, tool
+from rfm import reframe, tool
 from test_release_sources import (  # noqa: F401 (fixtures)
     NPB_NAME,
     closed_url,
+    list_offline,
     no_proxy_for_loopback,
     npb_tarball,
     stream_file,
@@ -345,14 +346,9 @@ def test_friction_the_npb_skip_line_names_the_mirror(tmp_path, mirror_set):
 
 def test_friction_the_stream_and_hpl_lines_name_the_mirror(tmp_path):
     urls = {'stream': closed_url('stream.c'), 'hpl': closed_url('hpl-2.3.tar.gz')}
-    proc = subprocess.run(
-        [tool('reframe'), '-C', CONFIG, '-c', os.path.join(PROJECT, 'reframe_checks'),
-         '-S', f'stream_url={urls["stream"]}', '-S', f'hpl_url={urls["hpl"]}',
-         '-n', 'StreamCheck|HPLCheck|HPCCCheck', '-l'],
-        capture_output=True, text=True, timeout=600, cwd=PROJECT,
-        env={**os.environ, 'CLUSTERBENCH_CACHE': str(tmp_path),
-             'CLUSTERBENCH_MIRROR': '',
-             'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')},
+    proc = list_offline(
+        tmp_path, 'StreamCheck|HPLCheck|HPCCCheck',
+        '-S', f'stream_url={urls["stream"]}', '-S', f'hpl_url={urls["hpl"]}',
     )  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out

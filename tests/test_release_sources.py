@@ -353,18 +353,24 @@ def test_stream_that_fails_its_validation_records_nothing(server, tmp_path):
     assert 'Failed Validation' in case['fail_reason']
 
 
-@pytest.mark.integration
-def test_without_the_stream_release_the_suite_keeps_hpcc_and_says_why_once(tmp_path):
-    url = closed_url('stream.c')
-    # Listing is enough: the choice is made when the checks are loaded.
-    proc = subprocess.run(
+def list_offline(tmp_path, names, *options):
+    """`reframe -l` of the checks *names* with no release to be had: an empty
+    cache under *tmp_path* and no mirror."""
+    return subprocess.run(
         [tool('reframe'), '-C', CONFIG, '-c', os.path.join(PROJECT, 'reframe_checks'),
-         '-S', f'stream_url={url}', '-n', 'StreamCheck|HPCCCheck', '-l'],
+         *options, '-n', names, '-l'],
         capture_output=True, text=True, timeout=600, cwd=PROJECT,
         env={**os.environ, 'CLUSTERBENCH_CACHE': str(tmp_path),
              'CLUSTERBENCH_MIRROR': '',
              'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')},
     )  # fmt: skip
+
+
+@pytest.mark.integration
+def test_without_the_stream_release_the_suite_keeps_hpcc_and_says_why_once(tmp_path):
+    url = closed_url('stream.c')
+    # Listing is enough: the choice is made when the checks are loaded.
+    proc = list_offline(tmp_path, 'StreamCheck|HPCCCheck', '-S', f'stream_url={url}')
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert '- StreamCheck' not in out and '- HPCCCheck' in out, out
