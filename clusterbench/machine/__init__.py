@@ -2,7 +2,8 @@
 software facts and the identity of a node (hwinfo and its parts), the
 run conditions taken around every job (conditions) with the host probe
 beside them (hostprobe), energy readings
-(energy), the declared link peaks (linkpeak) and the last-level cache size
+(energy), the declared link peaks (linkpeak), the theoretical peak of a core
+and a node and the microarchitecture of a CPU kind (peak), and the last-level cache size
 (lastlevelcache). Nothing here knows ReFrame, references or verdicts.
 
 Imports: core

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 
+from clusterbench.machine import peak
 from clusterbench.machine.factreader import ABSENT, FORMAT, first_line, run_command
 from clusterbench.machine.netfacts import NetworkFacts
 from clusterbench.machine.softfacts import SoftwareFacts, probe_libraries
@@ -180,10 +181,13 @@ class Collector(NetworkFacts, SoftwareFacts):
         out['kind'] = cpu_kind(first) or self.missing(
             'cpu.kind', 'no vendor/family/model in cpuinfo'
         )
-        out['microarchitecture'] = self._microarchitecture()
+        out['microarchitecture'] = self._microarchitecture(out['kind'])
         return out
 
-    def _microarchitecture(self):
+    def _microarchitecture(self, kind):
+        known = peak.microarchitecture(kind if isinstance(kind, str) else None)
+        if known:
+            return known
         if os.path.realpath(self.proc) != '/proc':
             return self.missing(
                 'cpu.microarchitecture', 'archspec detects only the host it runs on'
