@@ -38,33 +38,40 @@ from clusterbench.checks.plugins.spack import find_spack
 _D = sources.DEFAULTS
 
 
-def release_variables(plugin, name, **more):
-    """A plugin class *plugin* with variables ``<name>_url`` and ``<name>_sha256``.
+class StreamReleaseVariables(rfm.RegressionTestPlugin):
+    """URL (file://, http://, https://) and sha256 of STREAM's release."""
 
-    Their defaults are the release's in :data:`sources.DEFAULTS`; *more*
-    adds variables of that release (name -> ReFrame variable).
-    """
-    release = _D[name]
-    meta = type(rfm.RegressionTestPlugin)
-    # The class statement's own steps: variables go through the namespace.
-    body = meta.__prepare__(plugin, (rfm.RegressionTestPlugin,))
-    # URL of the release (file://, http://, https://) and its sha256.
-    body[f'{name}_url'] = variable(str, value=release.url)
-    body[f'{name}_sha256'] = variable(str, value=release.sha256)
-    for key, value in more.items():
-        body[key] = value
-    body['__module__'] = __name__
-    return meta(plugin, (rfm.RegressionTestPlugin,), body)
+    stream_url = variable(str, value=_D['stream'].url)
+    stream_sha256 = variable(str, value=_D['stream'].sha256)
 
 
-StreamReleaseVariables = release_variables('StreamReleaseVariables', 'stream')
-#: hpl_source: an unpacked HPL 2.x tree, which wins over the release.
-HPLReleaseVariables = release_variables(
-    'HPLReleaseVariables', 'hpl', hpl_source=variable(str, value='')
-)
-NPBReleaseVariables = release_variables('NPBReleaseVariables', 'npb')
-OSUReleaseVariables = release_variables('OSUReleaseVariables', 'osu')
-IMBReleaseVariables = release_variables('IMBReleaseVariables', 'imb')
+class HPLReleaseVariables(rfm.RegressionTestPlugin):
+    """HPL's release; ``hpl_source``, an unpacked HPL 2.x tree, wins over it."""
+
+    hpl_url = variable(str, value=_D['hpl'].url)
+    hpl_sha256 = variable(str, value=_D['hpl'].sha256)
+    hpl_source = variable(str, value='')
+
+
+class NPBReleaseVariables(rfm.RegressionTestPlugin):
+    """URL and sha256 of the NPB release."""
+
+    npb_url = variable(str, value=_D['npb'].url)
+    npb_sha256 = variable(str, value=_D['npb'].sha256)
+
+
+class OSUReleaseVariables(rfm.RegressionTestPlugin):
+    """URL and sha256 of the OSU Micro-Benchmarks release."""
+
+    osu_url = variable(str, value=_D['osu'].url)
+    osu_sha256 = variable(str, value=_D['osu'].sha256)
+
+
+class IMBReleaseVariables(rfm.RegressionTestPlugin):
+    """URL and sha256 of the Intel MPI Benchmarks release."""
+
+    imb_url = variable(str, value=_D['imb'].url)
+    imb_sha256 = variable(str, value=_D['imb'].sha256)
 
 
 def release_of(test, name):
