@@ -5,8 +5,6 @@ Each module here has ``add_parser(sub)``, which adds its subcommand and sets
 ``run_command`` (one-line errors). The whole programs ``acceptance``,
 ``mirror`` and ``testcluster`` get everything after their name. This package
 only parses and prints: the work is in the packages it imports.
-
-Imports: core, site, bench, parsers, references, judging, results, report
 """
 
 import argparse

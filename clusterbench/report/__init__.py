@@ -6,8 +6,6 @@ Takes ReFrame JSON reports (or session directories of ``results/``) and/or
 sessions of ReFrame's results database, and writes one HTML file with every
 plot embedded, plus the data of every plot as CSV in ``<name>-data/`` beside
 it. See :mod:`clusterbench.report.assemble` for what is computed.
-
-Imports: core, machine, site, bench, references, judging, results, acceptance
 """
 
 import argparse
