@@ -5,6 +5,7 @@
 import os
 import sys
 
+from clusterbench.cli import run as runcommand
 from clusterbench.core import paths
 from clusterbench.results import runner
 from clusterbench.site import siteinit
@@ -23,7 +24,7 @@ def init(args, out=sys.stdout):
             file=out,
             flush=True,
         )
-        status |= runner.run(
+        session = runner.run(
             config_path,
             paths.get('checks'),
             f'{args.system}:{part.name}',
@@ -32,6 +33,7 @@ def init(args, out=sys.stdout):
             extra=[*siteinit.VALIDATION, '-S', f'num_nodes={nodes}'],
             out=out,
         )
+        status |= runcommand.show(session)
     return status
 
 
