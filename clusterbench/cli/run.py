@@ -6,7 +6,7 @@ import sys
 
 from clusterbench.cli import common
 from clusterbench.cli.common import REFERENCES_HELP
-from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
@@ -55,30 +55,45 @@ def exit_code(session, strict=False):
 
 def show(session, fmt='table', strict=False, verbose=False, show_all=False, junit=None):
     """Print the verdicts of *session* in *fmt* (and write them to *junit* as
-    JUnit XML); return the exit code."""
-    table = session.table
-    if fmt != 'table':
-        print(f'Results: {session.directory}', file=sys.stderr)
-        print(verdictview.render(table, fmt, strict, verbose, show_all))
-    else:
-        print(f'\nResults: {session.directory}\n')
-        print(
-            verdictview.render(
-                table, fmt, strict, verbose, show_all, not_loaded=session.not_loaded
-            )
-        )
-        if session.no_space:
-            print(
-                f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
-                f'({session.no_space})'
-            )
-        details = sessionreport.text(session.reports, verdictview.terminal_width())
-        if details:
-            print(f'\n{details}')
+    JUnit XML); return the exit code, decided before anything is printed (a
+    reader that stops reading must not turn a regression into exit 0)."""
+    table, code = session.table, exit_code(session, strict)
     if junit:
         with open(junit, 'w') as xml:
             xml.write(verdictview.format_junit(table, strict) + '\n')
-    return exit_code(session, strict)
+    with reader_may_leave():
+        if fmt == 'table':
+            _show_table(session, strict, verbose, show_all)
+        else:
+            print(f'Results: {session.directory}', file=sys.stderr)
+            print(verdictview.render(table, fmt, strict, verbose, show_all))
+            for line in session.notes:
+                print(line, file=sys.stderr)
+    return code
+
+
+def _show_table(session, strict, verbose, show_all):
+    print(f'\nResults: {session.directory}\n')
+    print(
+        verdictview.render(
+            session.table,
+            'table',
+            strict,
+            verbose,
+            show_all,
+            not_loaded=session.not_loaded,
+        )
+    )
+    for line in session.notes:
+        print(line)
+    if session.no_space:
+        print(
+            f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
+            f'({session.no_space})'
+        )
+    details = sessionreport.text(session.reports, verdictview.terminal_width())
+    if details:
+        print(f'\n{details}')
 
 
 def _runs(text):

@@ -177,6 +177,8 @@ class Session:
     no_space: str
     #: ReFrame failed a session for more than figures (see _failed_otherwise).
     failed_otherwise: bool
+    #: Lines to show under the table (what to do about what it shows).
+    notes: list = dataclasses.field(default_factory=list)
 
 
 def run(
