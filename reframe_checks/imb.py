@@ -1,8 +1,9 @@
-"""Intel MPI Benchmarks (IMB-MPI1) where installed: ``-S imb_prefix=DIR``.
+"""Intel MPI Benchmarks (IMB-MPI1): an installed prefix (``-S imb_prefix=DIR``
+or ``CLUSTERBENCH_IMB_PREFIX``), an environment with feature ``imb``, Spack
+(``-S build_mode=spack``), else built from the release (IMB 2021.7).
 
-Skipped, with one line saying how to provide it, when neither a prefix
-(``-S imb_prefix=DIR`` or ``CLUSTERBENCH_IMB_PREFIX``) nor an environment
-with feature ``imb`` gives the suite.
+Skipped, with one line saying how to provide it, when none of them gives
+the suite (offline, with no release cached or mirrored).
 """
 
 import reframe as rfm

@@ -1,8 +1,9 @@
 """The NAS Parallel Benchmarks 3.x (MPI) on every partition with MPI.
 
-NPB comes from the site: ``-S npb_source=<NPB3.4-MPI tree>``,
-``-S npb_prefix=<dir>``, ``-S npb_module=<module>``, or Spack with the
-partition's environment in ``spack_envs/`` (see clusterbench/checks/npb.py).
+NPB is built from its release (NPB 3.4.3) unless the site gives it:
+``-S npb_source=<NPB3.4-MPI tree>``, ``-S npb_prefix=<dir>``,
+``-S npb_module=<module>``, or Spack with the partition's environment in
+``spack_envs/`` (see clusterbench/checks/npb.py).
 """
 
 import reframe as rfm

@@ -1,8 +1,9 @@
-"""OSU Micro-Benchmarks where installed: ``-S osu_prefix=DIR``.
+"""OSU Micro-Benchmarks: an installed prefix (``-S osu_prefix=DIR`` or
+``CLUSTERBENCH_OSU_PREFIX``), an environment with feature ``osu``, Spack
+(``-S build_mode=spack``), else built from the release (OSU 7.4).
 
-Skipped, with one line saying how to provide it, when neither a prefix
-(``-S osu_prefix=DIR`` or ``CLUSTERBENCH_OSU_PREFIX``) nor an environment
-with feature ``osu`` gives the suite.
+Skipped, with one line saying how to provide it, when none of them gives
+the suite (offline, with no release cached or mirrored).
 """
 
 import reframe as rfm

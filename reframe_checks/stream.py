@@ -1,4 +1,8 @@
-"""STREAM built by Spack from each partition's environment (-S build_mode=spack)."""
+"""STREAM built from its release in each environment (Spack with -S build_mode=spack).
+
+Not generated, with one line saying why, when the release cannot be had
+(see clusterbench/checks/stream.py).
+"""
 
 import reframe as rfm
 

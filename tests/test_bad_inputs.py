@@ -5,7 +5,7 @@ Each case drives a real program as a user would (`clusterbench run`, plain
 on copies under tmp_path, and asserts three things: the exact one-line
 message, the exit code, and that no stored file changed (the sha256 of every
 file under the reference directory and the results root, before and after).
-README.md ("Bad input: what you see, what is kept") is this matrix as a
+docs/bad-input.md ("Bad input: what you see, what is kept") is this matrix as a
 table; tests/badinput.py holds its pieces.
 """
 

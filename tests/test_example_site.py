@@ -11,6 +11,7 @@ import pytest
 from conftest import PROJECT
 from reframe.core import config as rfm_config
 
+from clusterbench.cli import spackenvs
 from clusterbench.machine import linkpeak
 from clusterbench.site import spackenv
 
@@ -112,7 +113,7 @@ def tree(tmp_path):
 
 
 def test_spack_envs_command_names_each_disagreement(tree, capsys):
-    assert spackenv.main([str(tree / 'spack_envs')]) == 0
+    assert spackenvs.check(str(tree / 'spack_envs')) == 0
     count = len([n for n in os.listdir(tree / 'site_configs') if n.endswith('.py')])
     assert f'{count - 1} site configs and their Spack environments agree' in (
         capsys.readouterr().out
@@ -124,7 +125,7 @@ def test_spack_envs_command_names_each_disagreement(tree, capsys):
         "'gnu-mvapich',\n            'mvapich',", "'gnu-mvapich',\n            'mpich',"
     )
     example.write_text(text)
-    assert spackenv.main([str(tree / 'spack_envs')]) == 1
+    assert spackenvs.check(str(tree / 'spack_envs')) == 1
     err = capsys.readouterr().err.splitlines()
     manifest = f'{tree}/spack_envs/example-site/ib/spack.yaml'
     assert err == [

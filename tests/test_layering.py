@@ -3,9 +3,11 @@
 Read from the AST of every module under ``clusterbench/`` (imports inside
 functions count too: a deferred import is still a dependency):
 
-- every subpackage says in its ``__init__`` docstring which sibling packages
-  it may import (``Imports: core, judging`` or ``Imports: nothing``), and
-  imports no other;
+- every subpackage sits on one layer of the table in ARCHITECTURE.md and
+  imports only packages on lower layers (a program's front end, a package's
+  ``__main__.py`` or a module's ``if __name__ == '__main__':`` block, may
+  also import ``cli``: it only hands its arguments to the command line);
+- every command-line parser is in ``cli/`` (no ``argparse`` elsewhere);
 - the packages import one another without a circle;
 - the package root holds only ``__init__.py`` (and ``__main__.py``);
 - no Python file of the project is over 600 lines, unless it is a pure data
@@ -16,6 +18,8 @@ import ast
 import os
 import re
 
+import pytest
+
 ROOT_PACKAGE = 'clusterbench'
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE_DIR = os.path.join(PROJECT, ROOT_PACKAGE)
@@ -23,7 +27,11 @@ PACKAGE_DIR = os.path.join(PROJECT, ROOT_PACKAGE)
 SOURCE_DIRS = ('clusterbench', 'tests', 'benchmarks', 'reframe_checks', 'site_configs')
 MAX_LINES = 600
 ROOT_FILES = {'__init__.py', '__main__.py'}
-_IMPORTS_LINE = re.compile(r'^Imports:(.*)$', re.M)
+ARCHITECTURE = os.path.join(PROJECT, 'ARCHITECTURE.md')
+#: A row of the layer table: ``| 2 | `references`, `parsers` | owns ... |``.
+_LAYER_ROW = re.compile(r'^\|\s*(\d+)\s*\|([^|]*)\|', re.M)
+#: The allow-lists that the layer table replaced.
+_IMPORTS_LINE = re.compile(r'^Imports:', re.M)
 
 
 def _python_files(top):
@@ -65,20 +73,45 @@ def _dotted(path):
     return '.'.join(rel)
 
 
-def imported_units(path, here=None):
+def is_main_block(node):
+    """``if __name__ == '__main__':`` at the top of a module."""
+    test = getattr(node, 'test', None)
+    return (
+        isinstance(node, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == '__name__'
+        and [getattr(c, 'value', None) for c in test.comparators] == ['__main__']
+    )
+
+
+def front_end(path):
+    """The front end of the module at *path*: the statements that run only
+    when it is run as a program (all of a ``__main__.py``, else its
+    ``if __name__ == '__main__':`` block); the rest is its body."""
+    tree = _parse(path)
+    if os.path.basename(path) == '__main__.py':
+        return tree.body, []
+    main = [node for node in tree.body if is_main_block(node)]
+    return main, [node for node in tree.body if node not in main]
+
+
+def imported_units(path, here=None, part=None):
     """The top-level parts of clusterbench that the module at *path* (named
-    *here*, by default from its place) imports: names of subpackages or root
-    modules (``checks``, ``hwinfo``), each with the line of its first import."""
+    *here*, by default from its place) imports, in the statements *part*
+    (default: all): names of subpackages or root modules (``checks``,
+    ``hwinfo``), each with the line of its first import."""
     here = here or _dotted(path)
     is_package = path.endswith('__init__.py')
     found = {}
+    nodes = _parse(path).body if part is None else part
 
     def add(dotted, line):
         parts = dotted.split('.')
         if parts[0] == ROOT_PACKAGE and len(parts) > 1:
             found.setdefault(parts[1], line)
 
-    for node in ast.walk(_parse(path)):
+    for node in (inner for top in nodes for inner in ast.walk(top)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(alias.name, node.lineno)
@@ -105,15 +138,30 @@ def unit_of(path):
     return os.path.relpath(path, PACKAGE_DIR).split(os.sep)[0].removesuffix('.py')
 
 
-def declared_imports(package):
-    """The sibling packages named by the ``Imports:`` line of *package*."""
-    init = os.path.join(PACKAGE_DIR, package, '__init__.py')
-    doc = ast.get_docstring(_parse(init)) or ''
-    lines = _IMPORTS_LINE.findall(doc)
-    if len(lines) != 1:
-        return None
-    names = [n.strip() for n in lines[0].split(',') if n.strip()]
-    return set() if names == ['nothing'] else set(names)
+def layers(text=None):
+    """package -> its layer number, from the table of ARCHITECTURE.md (or of
+    *text*); a package named twice is an error."""
+    if text is None:
+        with open(ARCHITECTURE, encoding='utf-8') as f:
+            text = f.read()
+    found = {}
+    for number, cell in _LAYER_ROW.findall(text):
+        for name in re.findall(r'`([^`]+)`', cell):
+            assert name not in found, f'ARCHITECTURE.md: {name} is on two layers'
+            found[name] = int(number)
+    return found
+
+
+def body_imports(path):
+    """What the module at *path* imports, but ``cli`` from its front end (see
+    :func:`front_end`): a program's ``python -m`` entry only hands its
+    arguments to the command line, whatever its layer."""
+    main, body = front_end(path)
+    found = imported_units(path, part=main)
+    found.pop('cli', None)
+    for unit, line in imported_units(path, part=body).items():
+        found[unit] = min(line, found.get(unit, line))
+    return found
 
 
 def graph():
@@ -126,7 +174,7 @@ def graph():
             continue
         mine = edges.setdefault(unit, {})
         shown = os.path.relpath(path, PROJECT)
-        for other, line in imported_units(path).items():
+        for other, line in body_imports(path).items():
             if other != unit:
                 mine.setdefault(other, f'{shown}:{line}')
     return edges
@@ -179,35 +227,67 @@ def is_data_table(tree):
     return True
 
 
-def test_every_package_declares_its_imports_and_keeps_to_them():
-    problems = []
-    edges = graph()
-    known = set(packages())
-    for package in packages():
-        allowed = declared_imports(package)
-        if allowed is None:
-            problems.append(
-                f'clusterbench/{package}/__init__.py: its docstring needs one '
-                '"Imports: a, b" (or "Imports: nothing") line'
-            )
-            continue
-        for name in sorted(allowed - known):
-            problems.append(
-                f'clusterbench/{package}/__init__.py: Imports names {name}, '
-                'which is no subpackage of clusterbench'
-            )
-        for other, where in sorted(edges.get(package, {}).items()):
-            if other not in known:
+def test_every_package_has_one_layer_in_architecture_md():
+    table, known = layers(), set(packages())
+    assert table, 'ARCHITECTURE.md: no layer table found'
+    missing = sorted(known - set(table))
+    assert not missing, (
+        'ARCHITECTURE.md: no layer for ' + ', '.join(missing) + ' (add it to the '
+        'table of "Subsystems and the direction of imports")'
+    )
+    gone = sorted(set(table) - known)
+    assert not gone, 'ARCHITECTURE.md: layers for no package: ' + ', '.join(gone)
+
+
+def test_every_import_goes_to_a_lower_layer():
+    table, problems = layers(), []
+    for package, imports in sorted(graph().items()):
+        for other, where in sorted(imports.items()):
+            if other not in table:
                 problems.append(
                     f'{where}: imports clusterbench.{other}, a module at the '
                     f'package root (clusterbench/{other}.py), in no package'
                 )
-            elif other not in allowed:
+            elif package in table and table[other] >= table[package]:
                 problems.append(
-                    f'{where}: imports clusterbench.{other}, which the Imports '
-                    f'line of clusterbench/{package}/__init__.py does not list'
+                    f'{where}: {package} (layer {table[package]}) imports '
+                    f'{other} (layer {table[other]}); ARCHITECTURE.md allows '
+                    'only lower layers'
                 )
     assert not problems, '\n'.join(problems)
+
+
+def test_every_argument_parser_is_in_cli():
+    outside = []
+    for path in _python_files(PACKAGE_DIR):
+        if unit_of(path) == 'cli':
+            continue
+        for node in ast.walk(_parse(path)):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or '']
+            if 'argparse' in names:
+                outside.append(f'{os.path.relpath(path, PROJECT)}:{node.lineno}')
+    assert not outside, (
+        'argparse outside clusterbench/cli/ (the options of every program are '
+        "the command line's; see ARCHITECTURE.md): " + ', '.join(outside)
+    )
+
+
+def test_no_package_keeps_an_imports_line():
+    # The layer table replaced the self-declared allow-lists; two sources
+    # of one rule drift apart.
+    stale = []
+    for package in packages():
+        init = os.path.join(PACKAGE_DIR, package, '__init__.py')
+        if _IMPORTS_LINE.search(ast.get_docstring(_parse(init)) or ''):
+            stale.append(f'clusterbench/{package}/__init__.py')
+    assert not stale, (
+        'an "Imports:" line is no rule any more (the layers are in '
+        'ARCHITECTURE.md); drop it from: ' + ', '.join(stale)
+    )
 
 
 def test_the_packages_import_one_another_without_a_circle():
@@ -254,6 +334,43 @@ def test_the_graph_sees_imports_inside_functions_and_relative_ones(tmp_path):
     init.write_text('from . import x\nfrom .. import core\n')
     units = imported_units(str(init), here='clusterbench.results')
     assert set(units) == {'results', 'core'}
+
+
+def test_the_layer_table_is_read_as_numbers_and_each_package_once():
+    text = (
+        '| layer | packages | owns |\n|---|---|---|\n'
+        '| 2 | `references`, `parsers` | the `reference_data/` files |\n'
+        '| 0 | `core` | the base |\n'
+    )
+    # The owns column's backticks are no packages.
+    assert layers(text) == {'references': 2, 'parsers': 2, 'core': 0}
+    with pytest.raises(AssertionError, match='core is on two layers'):
+        layers(text + '| 1 | `core` | again |\n')
+
+
+def test_a_program_entry_may_import_cli_and_nothing_else_may(tmp_path):
+    package = tmp_path / 'machine'
+    package.mkdir()
+    program = package / 'x.py'
+    program.write_text(
+        'import sys\n'
+        'from clusterbench.core import errors\n'
+        'def f():\n'
+        '    from clusterbench.cli import y\n'
+        "if __name__ == '__main__':\n"
+        '    from clusterbench.cli import x\n'
+        '    from clusterbench.report import z\n'
+    )
+    # The body's cli import counts (line 4), the front end's report does too.
+    assert body_imports(str(program)) == {'core': 2, 'cli': 4, 'report': 7}
+    program.write_text(
+        "from clusterbench.core import errors\nif __name__ == '__main__':\n"
+        '    from clusterbench.cli import x\n'
+    )
+    assert body_imports(str(program)) == {'core': 1}
+    main = package / '__main__.py'
+    main.write_text('from clusterbench.cli import x\nfrom clusterbench import bench\n')
+    assert body_imports(str(main)) == {'bench': 2}
 
 
 def test_a_circle_and_a_data_table_are_told_apart_from_their_opposites():

@@ -81,7 +81,7 @@ def run(tmp_path, directory, program='clusterbench'):
 def test_checks_that_did_not_load_are_counted_and_fail_the_session(tmp_path):
     directory = checks(tmp_path, noimport=NO_IMPORT, brokeninit=RAISES_AT_INIT)
     plain = run(tmp_path, directory, 'reframe')
-    # What plain ReFrame does (the README says so): it warns, runs the rest and
+    # What plain ReFrame does (docs/running.md says so): it warns, runs the rest and
     # exits 0.
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert plain.stdout.count('WARNING: skipping test') == 2

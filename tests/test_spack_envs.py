@@ -12,6 +12,7 @@ import shutil
 import pytest
 from conftest import PROJECT
 
+from clusterbench.cli import spackenvs
 from clusterbench.site import spackenv
 
 ENVS = spackenv.find_environments()
@@ -376,7 +377,7 @@ def test_readme_explains_reconcretizing():
 
 
 def test_the_command_line_check(tmp_path, capsys):
-    assert spackenv.main([]) == 0
+    assert spackenvs.check() == 0
     assert 'Spack environments and their locks follow' in capsys.readouterr().out
     root = tmp_path / 'spack_envs'
     shutil.copytree(spackenv.ENVS_ROOT, root)
@@ -384,6 +385,6 @@ def test_the_command_line_check(tmp_path, capsys):
     yaml_path.write_text(
         yaml_path.read_text().replace('require: [mpich]', 'buildable: true')
     )
-    assert spackenv.main([str(root)]) == 1
+    assert spackenvs.check(str(root)) == 1
     err = capsys.readouterr().err.splitlines()
     assert err == [f'{yaml_path}: packages:mpi:require: MPI provider not pinned']

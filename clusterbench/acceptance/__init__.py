@@ -10,6 +10,4 @@
   (:mod:`clusterbench.acceptance.links`);
 * ``scaling``: speedup and parallel efficiency against the smallest node
   count (:mod:`clusterbench.acceptance.scaling`).
-
-Imports: core, judging, results
 """

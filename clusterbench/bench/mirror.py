@@ -12,7 +12,6 @@ mirror without the network. ``--url NAME=URL`` and ``--sha256 NAME=HEX``
 override a release (as the checks' ``-S <name>_url=`` and ``_sha256=`` do).
 """
 
-import argparse
 import contextlib
 import os
 import re
@@ -21,7 +20,7 @@ import sys
 import tempfile
 
 from clusterbench.bench import sources
-from clusterbench.core.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError
 
 SUMS = 'SHA256SUMS'
 #: A line of ``sha256sum``: the hash, a space, a space or ``*`` (binary), a name.
@@ -236,37 +235,3 @@ def fill(directory, wanted, out=sys.stdout):
     if sums != before or not os.path.isfile(os.path.join(directory, SUMS)):
         _write_sums(directory, sums)
     return problems
-
-
-def _run(args):
-    wanted = releases(args)
-    if args.check:
-        problems = check(args.directory, wanted)
-    else:
-        problems = fill(args.directory, wanted)
-    return 1 if problems else 0
-
-
-def parser():
-    top = argparse.ArgumentParser(
-        prog='clusterbench mirror',
-        description='Download the default benchmark releases into DIR (verified), '
-        'or --check a mirror.',
-    )
-    top.add_argument('directory', metavar='DIR')
-    top.add_argument(
-        '--check', action='store_true', help='verify DIR, download nothing'
-    )
-    top.add_argument('--only', nargs='+', metavar='NAME', help='only these releases')
-    top.add_argument('--url', action='append', metavar='NAME=URL')
-    top.add_argument('--sha256', action='append', metavar='NAME=HEX')
-    top.set_defaults(func=_run)
-    return top
-
-
-def main(argv=None, prog=None):
-    return parse_and_run(parser(), 'clusterbench mirror', argv, prog)
-
-
-if __name__ == '__main__':
-    sys.exit(main())

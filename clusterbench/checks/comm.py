@@ -277,11 +277,12 @@ class CollectiveBase(CommBase):
 
 
 class InstalledSuite(SpackBuilt):
-    """A suite from Spack (``-S build_mode=spack``) or installed.
+    """A suite from Spack (``-S build_mode=spack``), installed, or its release.
 
-    Offline (the default) the binaries come from an installed prefix or an
-    environment that provides them, or the test is skipped with one line
-    saying how to provide them. Subclasses set ``suite`` (e.g. ``'osu'``:
+    Offline (the default) the binaries come from an installed prefix, an
+    environment that provides them or the suite's release build fixture
+    (``<suite>_build``, where the subclass has one), or the test is skipped
+    with one line saying how to provide them. Subclasses set ``suite`` (e.g. ``'osu'``:
     variable ``osu_prefix``, environment variable ``CLUSTERBENCH_OSU_PREFIX``,
     feature ``osu``), ``suite_title``, ``suite_subdirs``, ``spack_package``
     and, at init, ``spack_executable`` (the binary of this test).

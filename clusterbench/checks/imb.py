@@ -1,4 +1,4 @@
-"""Intel MPI Benchmarks (IMB-MPI1) built by Spack, or from a prefix or module.
+"""Intel MPI Benchmarks (IMB-MPI1): installed, built by Spack, or from the release.
 
 Two runs of IMB-MPI1: the point-to-point set PingPong, PingPing, Sendrecv,
 Exchange on two ranks (``placement`` inter/intra), and the collectives Bcast,

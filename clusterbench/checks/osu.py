@@ -1,4 +1,4 @@
-"""OSU Micro-Benchmarks 7.x built by Spack, or from an installed prefix or module.
+"""OSU Micro-Benchmarks 7.x: installed, built by Spack, or from the release.
 
 Point-to-point (``benchmark`` x ``placement``): osu_latency, osu_bw,
 osu_bibw and osu_mbw_mr (``pairs`` pairs of ranks, one side on each node;

@@ -3,10 +3,10 @@
 Each module here has ``add_parser(sub)``, which adds its subcommand and sets
 ``func``, the function that runs it; ``main`` parses and runs it through
 ``run_command`` (one-line errors). The whole programs ``acceptance``,
-``mirror`` and ``testcluster`` get everything after their name. This package
-only parses and prints: the work is in the packages it imports.
-
-Imports: core, site, bench, parsers, references, judging, results, report
+``mirror`` and ``testcluster`` (modules here too, each with its own parser,
+also run as ``python -m clusterbench.acceptance`` and ``...testcluster``)
+get everything after their name. This package only parses and prints: the
+work is in the packages it imports.
 """
 
 import argparse
@@ -35,16 +35,16 @@ SUBCOMMANDS = (
 #: Subcommands that are whole programs of their own: name -> (module, help).
 DELEGATED = {
     'acceptance': (
-        'clusterbench.acceptance.__main__',
+        'clusterbench.cli.acceptance',
         'node and fabric acceptance, and scaling (see: clusterbench acceptance -h)',
     ),
     'mirror': (
-        'clusterbench.bench.mirror',
+        'clusterbench.cli.mirror',
         'download the default benchmark releases into DIR for an air-gapped '
         'site, or --check one (see: clusterbench mirror -h)',
     ),
     'testcluster': (
-        'clusterbench.testcluster.__main__',
+        'clusterbench.cli.testcluster',
         'the Slurm test cluster box: up, down, status, fault, clear '
         '(see: clusterbench testcluster -h)',
     ),

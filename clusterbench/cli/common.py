@@ -1,14 +1,61 @@
-"""What several subcommands share: the reference directory they announce and
-how a table of verdicts is printed."""
+"""What several subcommands share: the options of a command that judges, the
+reference directory they announce and how a table of verdicts is printed."""
 
+import argparse
 import sys
 
+from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 
 REFERENCES_HELP = (
     'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data)'
 )
+
+
+def add_references(parser, help=REFERENCES_HELP):
+    """``--references DIR``, the one name of a reference directory; the old
+    spelling ``--directory`` still works, unlisted."""
+    parser.add_argument('--references', metavar='DIR', help=help)
+    parser.add_argument('--directory', dest='references', help=argparse.SUPPRESS)
+
+
+def add_verdict_arguments(parser):
+    """--format, --strict, --detection-threshold, -v and --all of every
+    command that judges."""
+    parser.add_argument('--format', choices=verdictview.FORMATS, default='table')
+    parser.add_argument(
+        '--strict',
+        action='store_true',
+        help='also fail (exit 3) on a figure with no reference, FASTER, '
+        'DISTURBED or INCONCLUSIVE: for a CI gate',
+    )
+    parser.add_argument(
+        '--detection-threshold',
+        dest='threshold',
+        type=float,
+        default=verdict.DETECTION_THRESHOLD,
+        metavar='FRACTION',
+        help='a figure worse than its reference by this much but inside a '
+        'band wider than this on its bad side is INCONCLUSIVE, not pass '
+        '(default %(default)s, as `references check --max-tolerance`)',
+    )
+    # Its old name, kept working; it never was a tolerance.
+    parser.add_argument(
+        '--max-tolerance', dest='threshold', type=float, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        '-v',
+        '--verbose',
+        action='store_true',
+        help='every figure in the table, also those that pass',
+    )
+    parser.add_argument(
+        '--all',
+        dest='show_all',
+        action='store_true',
+        help='each skipped test on its own line, not one line per reason',
+    )
 
 
 def show(table, args):
@@ -20,7 +67,7 @@ def show(table, args):
 def references(args):
     """The reference directory of this command, announced as the header line
     of its text output."""
-    directory = refdir.resolve(args.references or getattr(args, 'directory', None))
+    directory = refdir.resolve(args.references)
     refdir.announce(directory)
     return directory
 

@@ -56,7 +56,7 @@ def add_parser(sub):
         help='judge the figures of ReFrame JSON reports against their references',
     )
     cmp.add_argument('reports', nargs='+', metavar='REPORT')
-    verdictview.add_arguments(cmp)
+    common.add_verdict_arguments(cmp)
     base = cmp.add_mutually_exclusive_group()
     base.add_argument(
         '--against',
@@ -82,9 +82,8 @@ def add_parser(sub):
         help='relative band for --against/--history figures that '
         'have no reference (default 0.05)',
     )
-    cmp.add_argument(
-        '--references',
-        metavar='DIR',
+    common.add_references(
+        cmp,
         help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
         ' if set, else those ReFrame recorded in the report)',
     )

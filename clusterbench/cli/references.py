@@ -1,10 +1,10 @@
 """`clusterbench references check|repair|update`: validate reference_data/,
 repair an interrupted update, propose (and write) new references."""
 
+import argparse
 import os
 
 from clusterbench.cli import common
-from clusterbench.cli.common import REFERENCES_HELP
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.references import directory as refdir
@@ -16,6 +16,7 @@ from clusterbench.results import samples
 
 
 def check(args):
+    args.references = args.references or args.old_directory
     root = common.references(args)
     # An interrupted update is named below, with what repair will do.
     for path, tests in refdata.check_directory(root, interrupted_ok=True).items():
@@ -113,8 +114,9 @@ def add_parser(sub):
     refs = sub.add_parser('references', help='work with reference_data/<system>/')
     refs_sub = refs.add_subparsers(dest='action', required=True)
     chk = refs_sub.add_parser('check', help='validate every reference file')
-    chk.add_argument('directory', nargs='?', help=REFERENCES_HELP)
-    chk.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    common.add_references(chk)
+    # `references check DIR`, the old spelling, kept working.
+    chk.add_argument('old_directory', nargs='?', help=argparse.SUPPRESS)
     chk.add_argument('--site-configs', default='site_configs')
     chk.add_argument('--checks', default='reframe_checks')
     chk.add_argument(
@@ -131,7 +133,7 @@ def add_parser(sub):
         help='complete (roll forward) or undo (roll back) an interrupted '
         '`references update --write`',
     )
-    fix.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    common.add_references(fix)
     fix.set_defaults(func=repair)
     upd = refs_sub.add_parser(
         'update',
@@ -146,13 +148,7 @@ def add_parser(sub):
         metavar='REPORT',
         help='ReFrame JSON run reports',
     )
-    upd.add_argument(
-        '--references',
-        '--directory',
-        dest='references',
-        metavar='DIR',
-        help=REFERENCES_HELP,
-    )
+    common.add_references(upd)
     upd.add_argument(
         '--results',
         default='results',

@@ -2,10 +2,8 @@
 references without re-running anything."""
 
 from clusterbench.cli import common
-from clusterbench.cli.common import REFERENCES_HELP
 from clusterbench.core.errors import reader_may_leave
 from clusterbench.judging import verdict
-from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.results import replay
 
@@ -27,6 +25,6 @@ def add_parser(sub):
         'without re-running anything',
     )
     rep.add_argument('path', help='a session directory of results/ or a report')
-    rep.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
-    verdictview.add_arguments(rep)
+    common.add_references(rep)
+    common.add_verdict_arguments(rep)
     rep.set_defaults(func=run)

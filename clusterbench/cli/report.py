@@ -1,7 +1,16 @@
 """`clusterbench report`: one self-contained HTML report from run reports
-and/or the results database (the work is clusterbench.report's)."""
+and/or the results database (the work is clusterbench.report's).
+
+Also ``python -m clusterbench.report``.
+"""
+
+import argparse
 
 from clusterbench import report
+from clusterbench.cli import common
+from clusterbench.core.errors import run_command
+
+DEFAULT_OUTPUT = report.DEFAULT_OUTPUT
 
 
 def add_parser(sub):
@@ -10,5 +19,54 @@ def add_parser(sub):
         help='write one self-contained HTML report (plots embedded, the CSV of '
         'every plot beside it) from run reports and/or the results database',
     )
-    report.add_arguments(rpt)
+    add_arguments(rpt)
     rpt.set_defaults(func=report.run)
+
+
+def parser(prog='clusterbench report'):
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description='Write a self-contained HTML report (and the CSV of every '
+        'plot) from ReFrame run reports and/or stored sessions.',
+    )
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p):
+    """The options of ``clusterbench report`` (also for the CLI's subparser)."""
+    p.add_argument(
+        'reports',
+        nargs='*',
+        metavar='REPORT',
+        help='ReFrame JSON run reports, or session directories holding report.json',
+    )
+    p.add_argument(
+        '--history',
+        metavar='QUERY',
+        help="also take the sessions of ReFrame's results database matching "
+        "QUERY, e.g. 'now-7d:now'",
+    )
+    p.add_argument(
+        '--config',
+        default='site_configs/local.py',
+        help='site config whose results database --history reads',
+    )
+    p.add_argument(
+        '-o',
+        '--output',
+        default=DEFAULT_OUTPUT,
+        help=f'the HTML file to write (default {DEFAULT_OUTPUT}); the CSVs go '
+        'to <name>-data/ beside it',
+    )
+    p.add_argument('--title', default='clusterbench benchmark report')
+    common.add_references(
+        p,
+        help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
+        ' if set, else those ReFrame recorded in each report)',
+    )
+    return p
+
+
+def main(argv=None):
+    return run_command('clusterbench', report.run, parser().parse_args(argv))

@@ -2,13 +2,16 @@
 verdicts."""
 
 import argparse
+import sys
 
+from clusterbench.cli import common
 from clusterbench.cli.common import REFERENCES_HELP
-from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import selection
+from clusterbench.core.errors import ClusterbenchError, reader_may_leave
+from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.results import confirm, runner
+from clusterbench.results import session as sessionreport
 
 
 def run(args):
@@ -19,21 +22,78 @@ def run(args):
     if args.wait_quiet:
         # The checks' hook waits before each test on a local partition.
         extra = ['-S', f'wait_quiet={args.wait_quiet:g}', *extra]
-    return runner.run(
+    # What runs goes beside a table; a table for a program leaves stdout to it.
+    progress = sys.stdout if args.format == 'table' else sys.stderr
+    session = runner.run(
         args.config or f'site_configs/{args.system.split(":")[0]}.py',
         args.checks,
         args.system,
         args.results,
         refdir.resolve(args.references),
         extra=extra,
-        strict=args.strict,
-        verbose=args.verbose,
-        show_all=args.show_all,
-        junit=args.junit,
+        out=progress,
         wait=not args.no_wait,
         threshold=args.threshold,
         confirm_runs=args.confirm,
     )
+    return show(
+        session, args.format, args.strict, args.verbose, args.show_all, args.junit
+    )
+
+
+def exit_code(session, strict=False):
+    """A regression or failure is 1, also when a check did not load, an
+    output was not saved or ReFrame failed a session for more than figures;
+    else the verdicts' code (3 for --strict findings)."""
+    code = verdict.exit_code(session.table, strict)
+    if code == verdict.EXIT_REGRESSION:
+        return code
+    if session.not_loaded or session.no_space or session.failed_otherwise:
+        return verdict.EXIT_REGRESSION
+    return code
+
+
+def show(session, fmt='table', strict=False, verbose=False, show_all=False, junit=None):
+    """Print the verdicts of *session* in *fmt* (and write them to *junit* as
+    JUnit XML); return the exit code, decided before anything is printed (a
+    reader that stops reading must not turn a regression into exit 0)."""
+    table, code = session.table, exit_code(session, strict)
+    if junit:
+        with open(junit, 'w') as xml:
+            xml.write(verdictview.format_junit(table, strict) + '\n')
+    with reader_may_leave():
+        if fmt == 'table':
+            _show_table(session, strict, verbose, show_all)
+        else:
+            print(f'Results: {session.directory}', file=sys.stderr)
+            print(verdictview.render(table, fmt, strict, verbose, show_all))
+            for line in session.notes:
+                print(line, file=sys.stderr)
+    return code
+
+
+def _show_table(session, strict, verbose, show_all):
+    print(f'\nResults: {session.directory}\n')
+    print(
+        verdictview.render(
+            session.table,
+            'table',
+            strict,
+            verbose,
+            show_all,
+            not_loaded=session.not_loaded,
+        )
+    )
+    for line in session.notes:
+        print(line)
+    if session.no_space:
+        print(
+            f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
+            f'({session.no_space})'
+        )
+    details = sessionreport.text(session.reports, verdictview.terminal_width())
+    if details:
+        print(f'\n{details}')
 
 
 def _runs(text):
@@ -58,16 +118,16 @@ def add_parser(sub):
     )
     run_.add_argument('--checks', default='reframe_checks')
     run_.add_argument('--results', default='results')
-    run_.add_argument(
-        '--references',
-        metavar='DIR',
+    common.add_references(
+        run_,
         help=REFERENCES_HELP + '; ReFrame is given the same (RFM_REFERENCE_PREFIX)',
     )
-    verdictview.add_arguments(run_, formats=False)
+    common.add_verdict_arguments(run_)
     run_.add_argument(
         '--junit',
         metavar='FILE',
-        help='also write the verdicts as JUnit XML (one testcase per figure)',
+        help='also write the verdicts as JUnit XML (one testcase per figure) '
+        'beside the table; --format junit prints them instead',
     )
     run_.add_argument(
         '--no-wait',

@@ -75,22 +75,3 @@ def lines():
     rows += [(name, get(name)) for name in DIRECTORIES]
     width = max(len(name) for name, _ in rows)
     return [f'{name:<{width}}  {path}' for name, path in rows]
-
-
-def main(args):
-    if args.name:
-        print(get(args.name))
-    else:
-        print('\n'.join(lines()))
-    return 0
-
-
-def add_arguments(parser):
-    parser.add_argument(
-        'name',
-        nargs='?',
-        choices=sorted(DIRECTORIES),
-        help='print only this directory (for scripts: -c "$(clusterbench paths '
-        'checks)")',
-    )
-    parser.set_defaults(func=main)

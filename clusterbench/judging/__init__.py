@@ -3,6 +3,4 @@ lower), the statistics (median, MAD, tolerance band, confidence intervals),
 the verdict of each figure against its reference or baseline and how the
 table of verdicts is shown (view), change points over time (trend), and
 what a run session is asked for (selection).
-
-Imports: core
 """

@@ -293,37 +293,3 @@ def render(
         effect = 'fail this run' if strict else 'would fail with --strict'
         text += f'\n{findings}: {effect} (exit {verdict.EXIT_STRICT})'
     return text
-
-
-def add_arguments(parser, formats=True):
-    """--strict, -v, --all (and --format) of every command that judges."""
-    if formats:
-        parser.add_argument('--format', choices=FORMATS, default='table')
-    parser.add_argument(
-        '--strict',
-        action='store_true',
-        help='also fail (exit 3) on a figure with no reference, FASTER, '
-        'DISTURBED or INCONCLUSIVE: for a CI gate',
-    )
-    parser.add_argument(
-        '--max-tolerance',
-        dest='threshold',
-        type=float,
-        default=verdict.DETECTION_THRESHOLD,
-        metavar='FRACTION',
-        help='a figure worse than its reference by this much but inside a '
-        'band wider than this on its bad side is INCONCLUSIVE, not pass '
-        '(default %(default)s, as in `references check`)',
-    )
-    parser.add_argument(
-        '-v',
-        '--verbose',
-        action='store_true',
-        help='every figure in the table, also those that pass',
-    )
-    parser.add_argument(
-        '--all',
-        dest='show_all',
-        action='store_true',
-        help='each skipped test on its own line, not one line per reason',
-    )

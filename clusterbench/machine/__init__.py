@@ -5,6 +5,4 @@ beside them (hostprobe), energy readings
 (energy), the declared link peaks (linkpeak), the theoretical peak of a core
 and a node and the microarchitecture of a CPU kind (peak), and the last-level cache size
 (lastlevelcache). Nothing here knows ReFrame, references or verdicts.
-
-Imports: core
 """

@@ -30,7 +30,6 @@ reads ``/proc/stat`` again:
 waits until the machine has been quiet for a few seconds.
 """
 
-import argparse
 import json
 import os
 import signal
@@ -342,46 +341,9 @@ def wait_quiet(timeout, quiet_for=3.0, max_busy=0.05, max_steal=0.02, say=print)
             return False
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog='python -m clusterbench.machine.conditions')
-    sub = ap.add_subparsers(dest='command', required=True)
-    wrap = sub.add_parser('wrap', help='run a launcher and measure around it')
-    wrap.add_argument('-o', '--output', required=True)
-    wrap.add_argument('--ranks', type=int, default=1)
-    wrap.add_argument(
-        '--cpus-per-rank',
-        type=int,
-        default=1,
-        help="the CPUs each rank was given (its threads): the ranks' share is of "
-        'ranks x this',
-    )
-    wrap.add_argument(
-        '--local',
-        action='store_true',
-        help="the ranks are the launcher's descendants: measure their CPU time",
-    )
-    wrap.add_argument(
-        '--no-probe', action='store_true', help='do not run the host probe first'
-    )
-    wrap.add_argument('argv', nargs=argparse.REMAINDER)
-    quiet = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
-    quiet.add_argument('--timeout', type=float, default=60.0)
-    quiet.add_argument('--quiet-for', type=float, default=3.0)
-    args = ap.parse_args(argv)
-    if args.command == 'wait-quiet':
-        return 0 if wait_quiet(args.timeout, args.quiet_for) else 1
-    command = args.argv[1:] if args.argv[:1] == ['--'] else args.argv
-    if not command:
-        ap.error('wrap: no command after --')
-    return run_wrapped(
-        command,
-        args.output,
-        args.ranks,
-        args.local,
-        probe=not args.no_probe,
-        cpus_per_rank=args.cpus_per_rank,
-    )
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    # `python -m clusterbench.machine.conditions`, as job scripts run it: a front
+    # end, whose options are the command line's (clusterbench.cli.conditions).
+    from clusterbench.cli import conditions as command
+
+    sys.exit(command.main())

@@ -19,21 +19,18 @@ kernels; ipmitool needs /dev/ipmi0), is *not available*, with the reason.
     python -m clusterbench.machine.energy summarize FILE     energy_j, mean_power_w
 """
 
-import argparse
 import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from typing import Optional
 
-from clusterbench.core.errors import ClusterbenchError, parse_and_run
+from clusterbench.core.errors import ClusterbenchError
 
 POWERCAP = os.path.join('sys', 'class', 'powercap')
 _ZONE = re.compile(r'^intel-rapl(:\d+)+$')
@@ -329,76 +326,9 @@ def run_sampler(out, reader, interval, stop):
     emit(reader.sample())
 
 
-def _cmd_status(args):
-    reader = Reader(args.root)
-    host = socket.gethostname()
-    if reader.available:
-        zones = ', '.join(z.name for z in reader.zones)
-        what = ' and '.join(
-            f'RAPL ({zones})' if s == 'rapl' else 'IPMI DCMI power'
-            for s in reader.sources
-        )
-        print(f'energy: {host}: {what}')
-    else:
-        print(f'energy: not available on {host}: {"; ".join(reader.reasons)}')
-    return 0
-
-
-def _cmd_snapshot(args):
-    reader = Reader(args.root)
-    record = reader.header()
-    if reader.available:
-        record.update(reader.sample(), kind='snapshot')
-    print(json.dumps(record))
-    return 0
-
-
-def _cmd_sample(args):
-    if args.interval <= 0:
-        raise ClusterbenchError(f'--interval {args.interval}: must be positive')
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    reader = Reader(args.root)
-    try:
-        with open(args.output, 'w') as out:
-            run_sampler(out, reader, args.interval, stop)
-    except OSError as err:
-        raise ClusterbenchError(
-            f'{args.output}: cannot write: {err.strerror}'
-        ) from None
-    return 0
-
-
-def _cmd_summarize(args):
-    print(json.dumps(summarize(read_records(args.samples)), indent=1))
-    return 0
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.machine.energy',
-        description='Energy and power readings of this node (RAPL, IPMI DCMI).',
-    )
-    ap.add_argument('--root', default='/', help='file system root for /sys (tests)')
-    sub = ap.add_subparsers(dest='command', required=True)
-    sub.add_parser('status', help='what this node offers').set_defaults(
-        func=_cmd_status
-    )
-    sub.add_parser('snapshot', help='one reading as JSON').set_defaults(
-        func=_cmd_snapshot
-    )
-    smp = sub.add_parser('sample', help='sample until SIGTERM or SIGINT')
-    smp.add_argument('-o', '--output', required=True)
-    smp.add_argument('--interval', type=float, default=5.0, help='seconds (default 5)')
-    smp.set_defaults(func=_cmd_sample)
-    summ = sub.add_parser(
-        'summarize', help='energy_j and mean_power_w of a sample file'
-    )
-    summ.add_argument('samples')
-    summ.set_defaults(func=_cmd_summarize)
-    return parse_and_run(ap, 'clusterbench', argv)
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    # `python -m clusterbench.machine.energy`, as job scripts run it: a front
+    # end, whose options are the command line's (clusterbench.cli.energy).
+    from clusterbench.cli import energy as command
+
+    sys.exit(command.main())

@@ -17,7 +17,6 @@ InfiniBand), softfacts (versions; the library probe libprobe.py), digest
     python -m clusterbench.machine.hwinfo --summary         the one-screen digest
 """
 
-import argparse
 import json
 import os
 import socket
@@ -51,7 +50,6 @@ __all__ = [
     'format_software',
     'format_summary',
     'identity',
-    'main',
     'parse_ib_rate',
     'parse_ibv_devinfo',
     'probe_libraries',
@@ -76,39 +74,9 @@ def write_per_node(directory, facts):
     return path
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.machine.hwinfo',
-        description='Hardware and software facts of this node, as JSON.',
-    )
-    ap.add_argument('--proc', default='/proc', help='proc root (default /proc)')
-    ap.add_argument('--sys', default='/sys', help='sysfs root (default /sys)')
-    ap.add_argument('--etc', default='/etc', help='etc root (default /etc)')
-    ap.add_argument('--output-dir', help='write DIR/<hostname>.json, once per node')
-    ap.add_argument('--summary', action='store_true', help='print the digest as text')
-    args = ap.parse_args(argv)
-    for what in ('proc', 'sys', 'etc'):
-        root = getattr(args, what)
-        if not os.path.isdir(root):
-            print(
-                f'clusterbench: error: --{what} {root}: no such directory',
-                file=sys.stderr,
-            )
-            return 2
-    facts = collect(proc=args.proc, sys=args.sys, etc=args.etc)
-    if args.summary:
-        print('\n'.join(format_summary(summary(facts), indent='')))
-    elif args.output_dir:
-        try:
-            write_per_node(args.output_dir, facts)
-        except OSError as err:
-            raise SystemExit(
-                f'clusterbench: error: {args.output_dir}: cannot write: {err.strerror}'
-            ) from None
-    else:
-        print(json.dumps(facts, indent=1))
-    return 0
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    # `python -m clusterbench.machine.hwinfo`, as job scripts run it: a front
+    # end, whose options are the command line's (clusterbench.cli.hwinfo).
+    from clusterbench.cli import hwinfo as command
+
+    sys.exit(command.main())

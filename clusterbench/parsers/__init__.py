@@ -1,4 +1,1 @@
-"""Parsers of upstream benchmark outputs, usable without ReFrame.
-
-Imports: core, bench
-"""
+"""Parsers of upstream benchmark outputs, usable without ReFrame."""

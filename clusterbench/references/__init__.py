@@ -3,6 +3,4 @@ files (validate), choosing the directory in use (directory), looking up the
 reference of one test case (lookup), and changing them safely: the
 transactional store, its provenance and the proposal of new references from
 run reports (store, provenance, update).
-
-Imports: core, judging
 """

@@ -2,6 +2,6 @@
 
 import sys
 
-from clusterbench.report import main
+from clusterbench.cli import report
 
-sys.exit(main())
+sys.exit(report.main())

@@ -8,7 +8,7 @@ instead, and a figure that was not measured stays ``None`` (never zero).
 
 The data model is in :mod:`.model`, one module per report section beside
 it (:mod:`.communication`, :mod:`.scaling`, :mod:`.acceptance`,
-:mod:`.sensitivity`, :mod:`.trends`, :mod:`.provenance`); this module reads
+:mod:`.sensitivity`, :mod:`.trends`, :mod:`.runfacts`); this module reads
 the inputs into configurations and cells and has each section built.
 """
 
@@ -52,7 +52,7 @@ from clusterbench.report.model import (
     Sensitivity,
     SourceInfo,
 )
-from clusterbench.report.provenance import (
+from clusterbench.report.runfacts import (
     hw_summary,
     node_facts,
     run_dates,

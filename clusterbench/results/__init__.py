@@ -5,6 +5,4 @@ sessions of the results database (history), re-judging stored outputs
 (nodelock), the keeper that ends what ReFrame leaves running (reaper), the
 series of figures over sessions (series) and the samples that propose new
 references (samples).
-
-Imports: core, machine, bench, parsers, references, judging
 """

@@ -1,5 +1,11 @@
-"""`clusterbench run`: a ReFrame session on one system, then the verdict table."""
+"""`clusterbench run`: a ReFrame session on one system, judged.
 
+:func:`run` streams ReFrame's output (and the confirmation runs') as the
+session goes, and returns a :class:`Session`; the command prints its table
+and decides its exit code (:mod:`clusterbench.cli.run`).
+"""
+
+import dataclasses
 import os
 import runpy
 import shlex
@@ -9,11 +15,9 @@ import time
 from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
-from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import confirm, nodelock, reframe_output, runreport
-from clusterbench.results import session as sessionreport
 
 #: Where ReFrame's results database and perflogs of a session go: its
 #: results root (read by site_configs/common.py).
@@ -159,6 +163,24 @@ def node_lock(config, system, wait=True):
     return lock
 
 
+@dataclasses.dataclass
+class Session:
+    """A judged session: where it is, its verdict table, the reports it was
+    judged from, and what went wrong beyond its figures."""
+
+    directory: str
+    table: list
+    reports: list
+    #: ReFrame's reasons for check files or tests that did not load.
+    not_loaded: list
+    #: The first output not saved for want of space, or ''.
+    no_space: str
+    #: ReFrame failed a session for more than figures (see _failed_otherwise).
+    failed_otherwise: bool
+    #: Lines to show under the table (what to do about what it shows).
+    notes: list = dataclasses.field(default_factory=list)
+
+
 def run(
     config,
     checks,
@@ -167,14 +189,12 @@ def run(
     references,
     extra=(),
     out=sys.stdout,
-    strict=False,
-    verbose=False,
-    show_all=False,
-    junit=None,
     wait=True,
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
 ):
+    """Run the suite on *system* with ReFrame, as it goes printing to *out*
+    what runs; the judged :class:`Session`, or one line (ClusterbenchError)."""
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
@@ -236,28 +256,14 @@ def run(
     finally:
         if lock:
             lock.release()
-    table = verdict.rows(judged, failures)
-    print(f'\nResults: {prefix}\n', file=out)
-    print(
-        verdictview.render(
-            table, 'table', strict, verbose, show_all, not_loaded=ran.not_loaded
-        ),
-        file=out,
+    return Session(
+        directory=prefix,
+        table=verdict.rows(judged, failures),
+        reports=reports,
+        not_loaded=ran.not_loaded,
+        no_space=ran.no_space[0] if ran.no_space else '',
+        failed_otherwise=failed_otherwise,
     )
-    if ran.no_space:
-        print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
-    details = sessionreport.text(reports, verdictview.terminal_width())
-    if details:
-        print(f'\n{details}', file=out)
-    if junit:
-        with open(junit, 'w') as xml:
-            xml.write(verdictview.format_junit(table, strict) + '\n')
-    code = verdict.exit_code(table, strict)
-    if code == verdict.EXIT_REGRESSION:
-        return code
-    if ran.not_loaded or ran.no_space or failed_otherwise:
-        return verdict.EXIT_REGRESSION
-    return code
 
 
 def _reframe(argv, out, env, lock):

@@ -2,6 +2,4 @@
 interactive ``clusterbench site init`` (siteinit) and the facts it asks
 for (sitefacts), the Spack environments of ``spack_envs/`` (spackenv and
 its parts), and the one list of software-stack names (stacknames).
-
-Imports: core, results
 """

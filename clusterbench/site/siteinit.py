@@ -4,9 +4,10 @@ Reads Slurm (partitions, nodes, MPI plugins), the programming environments
 (modules, else the MPI wrappers on PATH) and one compute node's processor
 (:mod:`clusterbench.site.sitefacts`), writes ``site_configs/NAME.py`` composing
 ``common.py`` as ``local.py`` and ``box.py`` do, and a ``spack_envs/NAME/``
-skeleton, then runs one tiny check (CGSolverCheck, class S) on every
-partition. What it cannot determine is written as a ``# TODO`` comment with
-the reason, never guessed; existing files are kept unless ``--force``.
+skeleton. What it cannot determine is written as a ``# TODO`` comment with
+the reason, never guessed; existing files are kept unless ``--force``. The
+command (:mod:`clusterbench.cli.site`) then runs one tiny check
+(:data:`VALIDATION`) on every partition it returns.
 """
 
 import os
@@ -17,7 +18,6 @@ import textwrap
 
 from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.results import runner
 from clusterbench.site import sitefacts
 from clusterbench.site.sitefacts import Todo
 
@@ -327,6 +327,8 @@ def _write(path, text):
 
 
 def init(args, out=sys.stdout):
+    """Write the configuration and the Spack skeleton of ``args.system``;
+    return the path of the configuration and the partitions it names."""
     if args.scheduler != 'slurm':
         raise ClusterbenchError(
             f'--scheduler {args.scheduler}: only slurm is supported'
@@ -372,47 +374,9 @@ def init(args, out=sys.stdout):
         print(f'wrote {path}', file=out)
     todos = text.count('# TODO')
     print(f'{todos} TODO(s) in {config_path}', file=out)
-    if args.no_check:
-        return 0
-    status = 0
-    for part in partitions:
-        nodes = 2 if len(part.nodes) > 1 else 1
-        print(
-            f'\n== {args.system}:{part.name}: CGSolverCheck, class S, '
-            f'{nodes} node(s) ==',
-            file=out,
-            flush=True,
-        )
-        status |= runner.run(
-            config_path,
-            paths.get('checks'),
-            f'{args.system}:{part.name}',
-            os.path.join(root, 'results'),
-            paths.get('references'),
-            extra=[*VALIDATION, '-S', f'num_nodes={nodes}'],
-            out=out,
-        )
-    return status
+    return config_path, partitions
 
 
-def add_arguments(parser):
-    sub = parser.add_subparsers(dest='action', required=True)
-    init_ = sub.add_parser(
-        'init',
-        help='write site_configs/NAME.py and a spack_envs/NAME/ skeleton from the '
-        'cluster, then run one tiny check on every partition',
-    )
-    init_.add_argument('--system', required=True, metavar='NAME')
-    init_.add_argument('--scheduler', default='slurm', choices=['slurm'])
-    init_.add_argument(
-        '--out',
-        default='.',
-        metavar='DIR',
-        help='where site_configs/ and spack_envs/ are (default: the current '
-        'directory, e.g. the checkout)',
-    )
-    init_.add_argument('--force', action='store_true', help='overwrite existing files')
-    init_.add_argument(
-        '--no-check', action='store_true', help='do not run the validating check'
-    )
-    init_.set_defaults(func=init)
+def validation_nodes(part):
+    """How many nodes the validating check of partition *part* takes."""
+    return 2 if len(part.nodes) > 1 else 1

@@ -14,8 +14,8 @@ programming environments (several MPI flavours, ``unify: false``); files
 shared between environments live in ``spack_envs/common/`` (or beside the
 partitions of a system) and are included, never copied.
 
-This module is the public face and the checker (``python -m
-clusterbench.site.spackenv``); the work is in its parts: spackmanifest
+This module is the public face (the command is ``clusterbench spack-envs``,
+:mod:`clusterbench.cli.spackenvs`); the work is in its parts: spackmanifest
 (``spack.yaml``), spacklock (``spack.lock``) and spackstacks (site configs
 against environments).
 """
@@ -62,7 +62,6 @@ __all__ = [
     'load_lock',
     'load_site_configs',
     'lock_problems',
-    'main',
     'site_config_problems',
     'stack_problems',
 ]
@@ -82,37 +81,8 @@ def check_tree(root=ENVS_ROOT):
     return problems
 
 
-def main(argv=None):
-    """``python -m clusterbench.site.spackenv [DIR]``: print problems, exit 1 if any."""
-    args = sys.argv[1:] if argv is None else argv
-    root = os.path.abspath(args[0]) if args else ENVS_ROOT
-    problems = check_tree(root)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    names = find_environments(root)
-    if not problems:
-        print(f'{len(names)} Spack environments and their locks follow the conventions')
-    # The site configs beside the environments (a checkout's, or the wheel's).
-    configs_dir = os.path.join(os.path.dirname(root), 'site_configs')
-    config_problems = []
-    if os.path.isdir(configs_dir):
-        try:
-            configs = load_site_configs(configs_dir)
-        except SpackEnvError as err:
-            config_problems = [str(err)]
-        else:
-            project = os.path.dirname(root)
-            config_problems, _ = site_config_problems(configs, root, project)
-            config_problems += stack_problems(configs, root, project)
-        for problem in config_problems:
-            print(problem, file=sys.stderr)
-        if not config_problems:
-            print(
-                f'{len(configs)} site configs and their Spack environments agree '
-                f'(MPI, compiler, BLAS, module versions)'
-            )
-    return 1 if problems or config_problems or not names else 0
-
-
 if __name__ == '__main__':
-    raise SystemExit(main())
+    # `python -m clusterbench.site.spackenv [DIR]`: `clusterbench spack-envs`.
+    from clusterbench.cli import spackenvs
+
+    sys.exit(spackenvs.main())

@@ -4,8 +4,6 @@
 ``status`` shows it, ``fault`` injects the faults acceptance must catch, and
 ``down`` tears it down, leaving no process, namespace, cgroup or file behind.
 See :mod:`clusterbench.testcluster.cluster` and ``site_configs/box.py``.
-
-Imports: core
 """
 
 from clusterbench.testcluster.cluster import (

@@ -1,4 +1,6 @@
-"""Provenance: the nodes' hardware facts, and the times of runs and reports."""
+"""Where and when each run was: the nodes' hardware facts, and the times of
+runs and reports (the report's provenance section; reference provenance is
+clusterbench.references.provenance's)."""
 
 import datetime
 import json

@@ -1,0 +1,57 @@
+"""One naming of options across the `clusterbench` subcommands: a reference
+directory is `--references DIR` everywhere, the INCONCLUSIVE threshold is
+`--detection-threshold`, and every command that judges has `--format`; the old
+spellings still parse to the same thing, unlisted in the help."""
+
+import pytest
+
+from clusterbench.cli import parser
+from clusterbench.judging import verdict
+
+JUDGES = (['run'], ['compare', 'r.json'], ['replay', 'r.json'])
+WITH_REFERENCES = (
+    *JUDGES,
+    ['references', 'check'],
+    ['references', 'repair'],
+    ['references', 'update', '--from', 'r.json'],
+)
+
+
+def parse(*argv):
+    return parser().parse_args(list(argv))
+
+
+@pytest.mark.parametrize('command', WITH_REFERENCES, ids=' '.join)
+def test_every_reference_directory_is_references_and_directory_still_works(
+    command,
+):
+    assert parse(*command, '--references', 'D').references == 'D'
+    assert parse(*command, '--directory', 'D').references == 'D'
+    assert parse(*command).references is None
+
+
+def test_references_check_still_takes_its_directory_as_an_argument():
+    args = parse('references', 'check', 'D')
+    assert (args.references, args.old_directory) == (None, 'D')
+
+
+@pytest.mark.parametrize('command', JUDGES, ids=' '.join)
+def test_the_detection_threshold_has_its_name_and_its_old_one(command):
+    assert parse(*command).threshold == verdict.DETECTION_THRESHOLD
+    assert parse(*command, '--detection-threshold', '0.2').threshold == 0.2
+    assert parse(*command, '--max-tolerance', '0.3').threshold == 0.3
+    assert parse(*command, '--format', 'junit').format == 'junit'
+
+
+def test_the_help_lists_only_the_new_names(capsys):
+    for command in ('run', 'compare'):
+        with pytest.raises(SystemExit):
+            parse(command, '-h')
+        text = capsys.readouterr().out
+        listed = [line.split()[0] for line in text.splitlines() if line[:3] == '  -']
+        assert '--detection-threshold' in listed and '--references' in listed
+        assert '--max-tolerance' not in listed and '--directory' not in text
+    with pytest.raises(SystemExit):
+        parse('references', 'check', '-h')
+    # There it is the tolerance check's own option.
+    assert '  --max-tolerance FRACTION' in capsys.readouterr().out
