@@ -30,6 +30,7 @@ SUBCOMMANDS = (
     'report',
     'paths',
     'site',
+    'ab',
 )
 
 #: Subcommands that are whole programs of their own: name -> (module, help).
