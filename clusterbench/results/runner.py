@@ -246,6 +246,8 @@ def run(
     )
     if ran.no_space:
         print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
+    if ran.not_stored:
+        print(f'not stored in the results database: {ran.not_stored}', file=out)
     details = sessionreport.text(reports, verdictview.terminal_width())
     if details:
         print(f'\n{details}', file=out)
@@ -255,7 +257,7 @@ def run(
     code = verdict.exit_code(table, strict)
     if code == verdict.EXIT_REGRESSION:
         return code
-    if ran.not_loaded or ran.no_space or failed_otherwise:
+    if ran.not_loaded or ran.no_space or ran.not_stored or failed_otherwise:
         return verdict.EXIT_REGRESSION
     return code
 
