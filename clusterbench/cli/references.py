@@ -5,6 +5,7 @@ import os
 
 from clusterbench.cli import common
 from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.references import directory as refdir
@@ -17,6 +18,8 @@ from clusterbench.results import samples
 
 def check(args):
     root = common.references(args)
+    site_configs = args.site_configs or paths.default('site_configs')
+    checks = args.checks or paths.default('checks')
     # An interrupted update is named below, with what repair will do.
     for path, tests in refdata.check_directory(root, interrupted_ok=True).items():
         figures = sum(tests.values())
@@ -28,7 +31,7 @@ def check(args):
         directory = os.path.join(root, system)
         problems += [
             f'stale: {p}'
-            for p in refdata.stale_entries(directory, args.site_configs, args.checks)
+            for p in refdata.stale_entries(directory, site_configs, checks)
         ]
         with refstore.shared_lock(directory):
             stopped = refstore.interrupted(directory)
@@ -37,7 +40,7 @@ def check(args):
             ]
         interrupted += stopped
         # References of another kind of machine are no error: they apply there.
-        others += refdata.unmatched_kinds(directory, args.site_configs)
+        others += refdata.unmatched_kinds(directory, site_configs)
         wide += refdata.wide_tolerances(directory, args.max_tolerance)
     problems += [f'interrupted update: {line}' for line in interrupted]
     if interrupted:
@@ -115,8 +118,10 @@ def add_parser(sub):
     chk = refs_sub.add_parser('check', help='validate every reference file')
     chk.add_argument('directory', nargs='?', help=REFERENCES_HELP)
     chk.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
-    chk.add_argument('--site-configs', default='site_configs')
-    chk.add_argument('--checks', default='reframe_checks')
+    chk.add_argument(
+        '--site-configs', help='default: site_configs here, else the packaged ones'
+    )
+    chk.add_argument('--checks', help='default: reframe_checks here, else ours')
     chk.add_argument(
         '--max-tolerance',
         type=float,

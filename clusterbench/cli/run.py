@@ -4,6 +4,7 @@ verdicts."""
 import argparse
 
 from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection
 from clusterbench.judging import view as verdictview
@@ -20,8 +21,8 @@ def run(args):
         # The checks' hook waits before each test on a local partition.
         extra = ['-S', f'wait_quiet={args.wait_quiet:g}', *extra]
     return runner.run(
-        args.config or f'site_configs/{args.system.split(":")[0]}.py',
-        args.checks,
+        args.config or paths.system_config(args.system),
+        args.checks or paths.default('checks'),
         args.system,
         args.results,
         refdir.resolve(args.references),
@@ -54,9 +55,13 @@ def add_parser(sub):
         '--system', default='local', help='system or system:partition (default: local)'
     )
     run_.add_argument(
-        '--config', help='site config (default: site_configs/<system>.py)'
+        '--config',
+        help='site config (default: site_configs/<system>.py here, else the '
+        'packaged one)',
     )
-    run_.add_argument('--checks', default='reframe_checks')
+    run_.add_argument(
+        '--checks', help='check directory (default: reframe_checks here, else ours)'
+    )
     run_.add_argument('--results', default='results')
     run_.add_argument(
         '--references',
