@@ -36,12 +36,14 @@ from clusterbench.site.spackmanifest import (
     expected_roots,
     find_environments,
     load,
+    relative,
 )
 from clusterbench.site.spackstacks import (
     environment_for,
     load_site_configs,
     site_config_problems,
     stack_problems,
+    without_spack,
 )
 
 __all__ = [
@@ -68,8 +70,13 @@ __all__ = [
 ]
 
 
-def check_tree(root=ENVS_ROOT):
-    """Every convention and lock problem of every environment under *root*."""
+def check_tree(root=ENVS_ROOT, unlocked=None):
+    """Every convention and lock problem of every environment under *root*.
+
+    An environment with no spack.lock at all (one site init just wrote) is
+    no problem if *unlocked* (a list) is given: its path goes there, to be
+    said; it is concretized once the site has Spack.
+    """
     problems = []
     for name in find_environments(root):
         try:
@@ -78,6 +85,9 @@ def check_tree(root=ENVS_ROOT):
             problems.append(str(err))
             continue
         problems.extend(convention_problems(env))
+        if unlocked is not None and not os.path.exists(env.lock_path):
+            unlocked.append(env.path)
+            continue
         problems.extend(lock_problems(env))
     return problems
 
@@ -86,15 +96,21 @@ def main(argv=None):
     """``python -m clusterbench.site.spackenv [DIR]``: print problems, exit 1 if any."""
     args = sys.argv[1:] if argv is None else argv
     root = os.path.abspath(args[0]) if args else ENVS_ROOT
-    problems = check_tree(root)
+    unlocked = []
+    problems = check_tree(root, unlocked)
     for problem in problems:
         print(problem, file=sys.stderr)
-    names = find_environments(root)
-    if not problems:
+    for path in unlocked:
+        print(
+            f'{relative(path)}: not concretized yet (no {LOCKFILE}): '
+            f'spack -e {relative(path)} concretize, then commit the lock'
+        )
+    names = find_environments(root) if os.path.isdir(root) else []
+    if not problems and names:
         print(f'{len(names)} Spack environments and their locks follow the conventions')
     # The site configs beside the environments (a checkout's, or the wheel's).
     configs_dir = os.path.join(os.path.dirname(root), 'site_configs')
-    config_problems = []
+    config_problems, configs = [], {}
     if os.path.isdir(configs_dir):
         try:
             configs = load_site_configs(configs_dir)
@@ -106,12 +122,19 @@ def main(argv=None):
             config_problems += stack_problems(configs, root, project)
         for problem in config_problems:
             print(problem, file=sys.stderr)
+        for system in without_spack(configs, root) if not config_problems else []:
+            print(
+                f'{system}: no Spack environments ({relative(root)}/{system}/ absent): '
+                f'its software comes from modules or the system'
+            )
         if not config_problems:
             print(
                 f'{len(configs)} site configs and their Spack environments agree '
                 f'(MPI, compiler, BLAS, module versions)'
             )
-    return 1 if problems or config_problems or not names else 0
+    if not names and not configs:
+        print(f'{root}: no Spack environment and no site config', file=sys.stderr)
+    return 1 if problems or config_problems or not (names or configs) else 0
 
 
 if __name__ == '__main__':
