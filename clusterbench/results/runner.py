@@ -12,7 +12,13 @@ from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
-from clusterbench.results import confirm, nodelock, reframe_output, runreport
+from clusterbench.results import (
+    confirm,
+    nodelock,
+    plausibility,
+    reframe_output,
+    runreport,
+)
 from clusterbench.results import session as sessionreport
 
 #: Where ReFrame's results database and perflogs of a session go: its
@@ -248,6 +254,8 @@ def run(
         print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
     if ran.not_stored:
         print(f'not stored in the results database: {ran.not_stored}', file=out)
+    for line in plausibility.lines(reports):
+        print(line, file=out)
     details = sessionreport.text(reports, verdictview.terminal_width())
     if details:
         print(f'\n{details}', file=out)
