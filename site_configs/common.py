@@ -231,6 +231,10 @@ def _results_writable():
     with the history lost."""
     if not _runs_tests():
         return
+    if os.environ.get('RFM_SQLITE_DB_FILE') and os.environ.get(
+        'CLUSTERBENCH_PERFLOGDIR'
+    ):
+        return  # both put elsewhere: nothing goes under RESULTS
     from reframe.core.exceptions import ConfigError
 
     from clusterbench.core import errors
