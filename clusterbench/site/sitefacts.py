@@ -1,5 +1,7 @@
 """What ``clusterbench site init`` reads from a cluster: Slurm's partitions
-and nodes, the programming environments, and one compute node's processor.
+and nodes (split by their features), and the programming environments with
+the versions of their MPI and compiler. (What it asks the compute nodes
+themselves: :mod:`clusterbench.site.nodeprobe`.)
 
 Every reader returns facts or a :class:`Todo` that says why the fact could
 not be read; nothing is guessed. Commands run with a timeout and their

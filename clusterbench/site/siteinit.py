@@ -1,12 +1,15 @@
 """``clusterbench site init``: a site configuration generated from the cluster.
 
 Reads Slurm (partitions, nodes, MPI plugins), the programming environments
-(modules, else the MPI wrappers on PATH) and one compute node's processor
-(:mod:`clusterbench.site.sitefacts`), writes ``site_configs/NAME.py`` composing
-``common.py`` as ``local.py`` and ``box.py`` do, and a ``spack_envs/NAME/``
-skeleton, then runs one tiny check (CGSolverCheck, class S) on every
-partition. What it cannot determine is written as a ``# TODO`` comment with
-the reason, never guessed; existing files are kept unless ``--force``.
+(modules, else the MPI wrappers on PATH; :mod:`clusterbench.site.sitefacts`)
+and asks one node per partition for its processor, CPU kind and whether two
+nodes are one host (:mod:`clusterbench.site.nodeprobe`); writes
+``site_configs/NAME.py`` composing ``common.py`` as ``local.py`` and
+``box.py`` do, with the centre's ``--access`` options, and a pinned
+``spack_envs/NAME/`` environment (:mod:`clusterbench.site.spackskeleton`),
+then runs one tiny check (CGSolverCheck, class S) on every partition. What
+it cannot determine is written as a ``# TODO`` comment with the reason, never
+guessed; existing files are kept unless ``--force``.
 """
 
 import os
@@ -132,11 +135,19 @@ def _environ_code(env, system, plugin, device=None):
         env_vars = []
     else:
         env_vars = [['SLURM_MPI_TYPE', plugin]]
+    remark = ''
     if isinstance(device, str):
-        notes.append(
-            f'the nodes are one host: MPI held to TCP on {device}, else '
-            f'"inter-node" messages would pass through shared memory'
+        # Done, not to do: said as a plain comment, not a TODO.
+        remark = '\n'.join(
+            textwrap.wrap(
+                f'The nodes are one host: MPI held to TCP on {device}, else '
+                f'"inter-node" messages would pass through shared memory.',
+                width=88,
+                initial_indent='# ',
+                subsequent_indent='# ',
+            )
         )
+        remark += '\n'
         env_vars += network_only(env.mpi, device)
     elif isinstance(device, Todo):
         notes.append(f'whether MPI crosses a network between nodes: {device.reason}')
@@ -157,7 +168,7 @@ def _environ_code(env, system, plugin, device=None):
         notes.append('common.py declares OpenBLAS for this environment')
     body = ''.join(f'    {k}={render(v, 4)},\n' for k, v in args.items())
     todo = ''.join(f'{line}\n' for note in notes for line in _todo(note, ''))
-    return Code(f'{todo}{builder}(\n{body})')
+    return Code(f'{remark}{todo}{builder}(\n{body})')
 
 
 def config_source(
