@@ -48,9 +48,12 @@ format: setup
 clean:
 	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR) dist
 
-# A wheel for a root-free install elsewhere (README: "Adopting clusterbench").
-dist: setup
-	$(BIN)/pip wheel --no-deps --no-build-isolation -w dist .
+# A wheel for a root-free install elsewhere (docs/adoption.md): no set-up
+# profile (no apt-get), only a Python with pip and setuptools: the venv's if
+# there is one.
+PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
+dist:
+	$(PYTHON) -m pip wheel --no-deps --no-build-isolation -w dist .
 
 # The Slurm test cluster `box` (root; network namespaces) and acceptance on it.
 box-up: setup

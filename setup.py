@@ -32,4 +32,16 @@ class BuildWithProjectTree(build_py):
             shutil.copytree(directory, dest, ignore=IGNORE)
 
 
-setup(cmdclass={'build_py': BuildWithProjectTree})
+def _out_of_tree():
+    """Build directories outside a checkout the user may not write (``pip
+    install /shared/clusterbench`` from a read-only copy): setuptools would
+    write build/ and clusterbench.egg-info/ into it."""
+    if os.access('.', os.W_OK):
+        return {}
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix='clusterbench-build-')
+    return {'build': {'build_base': scratch}, 'egg_info': {'egg_base': scratch}}
+
+
+setup(cmdclass={'build_py': BuildWithProjectTree}, options=_out_of_tree())

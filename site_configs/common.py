@@ -10,24 +10,55 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def launch_directory():
+    """The directory the command was started in.
+
+    Not ``os.getcwd()``: ReFrame imports a configuration file from inside the
+    file's own directory (``reframe.utility.import_module_from_file``), which
+    from a wheel is site-packages, or the centre's ``site_configs/``. Its
+    ``osext.change_dir`` keeps the directory it left; that is the one.
+    """
+    cwd = os.getcwd()
+    changer = getattr(sys.modules.get('reframe.utility.osext'), 'change_dir', None)
+    if changer is None:
+        return cwd  # loaded by runpy (clusterbench itself), not by ReFrame
+    import gc
+
+    left = [
+        obj._wd_save
+        for obj in gc.get_objects()
+        if isinstance(obj, changer) and getattr(obj, '_dir_name', None)
+    ]
+    # Loading only ever changes from the launch directory (parents one at a
+    # time, each changing back), so every changer alive left that one.
+    return left[0] if left else cwd
+
+
 # Results go beside the checkout; from a wheel (read-only package data) to
-# the working directory.
+# the directory the command was started in.
 PROJECT = (
     os.path.dirname(HERE)
     if os.path.isfile(os.path.join(os.path.dirname(HERE), 'pyproject.toml'))
-    else os.getcwd()
+    else launch_directory()
 )
 WRAPPERS = os.path.join(HERE, 'bin')
 #: The results root: `clusterbench run --results DIR` sets CLUSTERBENCH_RESULTS
 #: for its ReFrame, so that the database and perflogs go under DIR with the
-#: session; else results/ beside the checkout.
+#: session; else results/ beside the checkout, or in the launch directory.
 RESULTS = os.environ.get('CLUSTERBENCH_RESULTS') or os.path.join(PROJECT, 'results')
 
-# Open MPI refuses root without these two; CI and containers run as root.
-_OPENMPI_ROOT = [
-    ['OMPI_ALLOW_RUN_AS_ROOT', '1'],
-    ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
-]
+# Open MPI refuses root without these two: CI, containers and the test
+# systems run as root. Only then: a site's users never need them.
+_OPENMPI_ROOT = (
+    [
+        ['OMPI_ALLOW_RUN_AS_ROOT', '1'],
+        ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
+    ]
+    if os.geteuid() == 0
+    else []
+)
 
 
 def gnu_openmpi(
@@ -182,8 +213,48 @@ def cpu_kind():
     return cpu_kind_of_file(os.environ.get('CLUSTERBENCH_CPUINFO', '/proc/cpuinfo'))
 
 
+def _runs_tests():
+    """Whether the ReFrame loading this configuration will run tests (``-r``)
+    and so store their results (clusterbench itself only reads configs)."""
+    if 'reframe.frontend.cli' not in sys.modules:
+        return False
+    # -r, or -r among short flags given together (-rv).
+    return any(
+        arg == '--run' or (arg[:1] == '-' and arg[1:].isalpha() and 'r' in arg)
+        for arg in sys.argv[1:]
+    )
+
+
+def _results_writable():
+    """Refuse, in one line, a results root that cannot be written: ReFrame
+    only warns when it cannot store a session in its database, and exits 0
+    with the history lost."""
+    if not _runs_tests():
+        return
+    if os.environ.get('RFM_SQLITE_DB_FILE') and os.environ.get(
+        'CLUSTERBENCH_PERFLOGDIR'
+    ):
+        return  # both put elsewhere: nothing goes under RESULTS
+    from reframe.core.exceptions import ConfigError
+
+    from clusterbench.core import errors
+    from clusterbench.results.runner import results_root
+
+    class UnwritableResults(ConfigError, errors.ClusterbenchError):
+        pass
+
+    try:
+        results_root(RESULTS)
+    except errors.ClusterbenchError as err:
+        raise UnwritableResults(
+            f'{err}: the results database and perflogs go there (run from a '
+            f'writable directory, or set CLUSTERBENCH_RESULTS)'
+        ) from None
+
+
 def storage(**overrides):
     """ReFrame's results database, so that runs can be compared with history."""
+    _results_writable()
     settings = {
         'enable': True,
         'sqlite_db_file': os.path.join(RESULTS, 'results.db'),

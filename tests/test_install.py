@@ -153,9 +153,9 @@ def installed(tmp_path_factory):
     return venv, env, outside
 
 
-def _run(installed, *cmd):
+def _run(installed, *cmd, more=None):
     venv, env, outside = installed
-    env = {**env, 'PATH': f'{venv / "bin"}:{env["PATH"]}'}
+    env = {**env, 'PATH': f'{venv / "bin"}:{env["PATH"]}', **(more or {})}
     # Only the fresh venv's environment (env is complete: none of this one's).
     env.update({k: None for k in os.environ if k not in env})
     return captured(list(cmd), env=env, cwd=outside, timeout=300)
@@ -211,3 +211,35 @@ def test_readme_adoption_section_in_order():
     assert positions == sorted(positions)
     assert 'pip install' in section and 'clusterbench site init' in section
     assert 'make dist' in section and 'clusterbench paths' in section
+
+
+def test_the_wheels_defaults_find_its_packaged_tree(installed):
+    # No --config, --checks or --references: the packaged ones (issue 30).
+    outside = installed[2]
+    ran = _run(
+        installed,
+        'clusterbench',
+        'run',
+        '--system',
+        'local',
+        '--',
+        '-n',
+        'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
+        '-p',
+        'gnu-openmpi',
+        '-S',
+        'problem_class=S',
+        '-S',
+        'judge_conditions=false',
+        more={'CLUSTERBENCH_LOCK_DIR': str(outside), 'RFM_REFERENCE_PREFIX': None},
+    )
+    assert ran.returncode in (0, 3), ran.stdout[-3000:] + ran.stderr
+    assert f'references: {installed[0]}' in ran.stdout
+    # The history where the docs say: results/ of the launch directory.
+    assert (outside / 'results' / 'results.db').is_file()
+    assert list((outside / 'results' / 'perflogs' / 'local').rglob('*.log'))
+    check = _run(installed, 'clusterbench', 'references', 'check')
+    assert check.returncode == 0, check.stdout + check.stderr
+    envs = _run(installed, 'clusterbench', 'spack-envs')
+    assert envs.returncode == 0, envs.stdout + envs.stderr
+    assert 'Spack environments and their locks follow the conventions' in envs.stdout

@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import PROJECT
 
-from clusterbench.site import sitefacts, siteinit, spackenv
+from clusterbench.site import sitefacts, siteinit, spackenv, spackskeleton
 from clusterbench.site.sitefacts import Todo
 from clusterbench.testcluster import testing
 
@@ -189,16 +189,24 @@ def test_generated_config_with_todos_loads_in_reframe(tmp_path):
     assert envs['gnu-mvapich']['env_vars'] == [['SLURM_MPI_TYPE', 'pmix']]
 
 
-def test_spack_skeleton_leaves_exactly_the_site_pins_to_do(tmp_path):
+def test_spack_skeleton_leaves_exactly_what_was_not_found_to_do(tmp_path):
     envs_dir = tmp_path / 'spack_envs'
+    unknown = Todo('not found')
     environs = [
-        sitefacts.Environ('gnu-openmpi', 'openmpi', 'debian'),
-        sitefacts.Environ('gnu-mpich', 'mpich', 'debian'),
-    ]
+        sitefacts.Environ(
+            'gnu-openmpi', 'openmpi', 'debian', blas=unknown,
+            mpi_version='4.1.4', compiler_version=unknown,
+        ),
+        sitefacts.Environ(
+            'gnu-mpich', 'mpich', 'debian', blas=unknown,
+            mpi_version='4.0.2', compiler_version=unknown,
+        ),
+    ]  # fmt: skip
     path = envs_dir / 'gen' / 'compute'
     path.mkdir(parents=True)
-    text = siteinit.spack_skeleton('gen', 'compute', environs, str(envs_dir))
+    text = spackskeleton.text('gen', 'compute', environs, unknown)
     (path / 'spack.yaml').write_text(text)
+    spackskeleton.shared_files(str(envs_dir))
     env = spackenv.load(str(path))
     assert env.mpi_providers() == ['mpich', 'openmpi']
     assert env.concretizer == {'reuse': False, 'unify': False}
@@ -213,7 +221,7 @@ def test_spack_skeleton_leaves_exactly_the_site_pins_to_do(tmp_path):
         f'{where}: packages:all:require: pin one portable target (x86_64, '
         'x86_64_v2, x86_64_v3, x86_64_v4, aarch64, ppc64le, riscv64), got none',
     ]
-    assert text.count('# TODO') == 3
+    assert text.count('# TODO: ') == 6
 
 
 def test_init_never_overwrites_without_force(tmp_path):

@@ -7,8 +7,10 @@ partition at once with ReFrame's ``--distribute``; then
 any outside its peers (robust z-score) or its reference.
 
 Scaling: the existing checks (CG solver strong and weak, HPCC, NPB) with the
-node count as a parameter ``node_count`` (``-P node_count=1,2,4`` to choose);
-counts the partition cannot hold are skipped with the reason, and
+node count as a parameter ``node_count``: 1, 2, 4 ... up to the largest
+partition (``-P node_count=1,2,4`` to choose); a count a partition cannot
+hold is not run there (given with -P and held by none: skipped, with the
+reason), and
 ``clusterbench acceptance scaling REPORT`` reports speedup and
 parallel efficiency against the smallest count that ran.
 """
@@ -105,20 +107,68 @@ class NodeCGBase(AcceptanceSpec, CGSolverBase):
 # -- scaling -------------------------------------------------------------------
 
 
+#: The node counts of a scaling series where the system's size is unknown.
+NODE_COUNTS = (1, 2, 4, 8)
+
+
+def node_counts(partitions=None):
+    """1, 2, 4 ... up to the most nodes of a ``multinode`` partition among
+    *partitions* (default: those of the system ReFrame runs on), that count
+    itself included: a 2-node partition gets no 4- and 8-node tests. A
+    partition of unknown size (a batch partition without ``extras.num_nodes``),
+    or no system (the checks imported outside ReFrame): NODE_COUNTS."""
+    if partitions is None:
+        partitions = _session_partitions()
+        if partitions is None:
+            return list(NODE_COUNTS)
+    sizes = [partition_nodes(p) for p in partitions if 'multinode' in p.features]
+    if not sizes or None in sizes:
+        return list(NODE_COUNTS)
+    most = max(sizes)
+    counts = [1 << i for i in range(most.bit_length()) if 1 << i <= most]
+    return counts if counts[-1] == most else [*counts, most]
+
+
+def _session_partitions():
+    """The partitions of the system ReFrame runs on; None outside a session
+    (the checks imported by a test or a tool)."""
+    from reframe.core.exceptions import ReframeFatalError
+    from reframe.core.runtime import runtime
+
+    try:
+        return runtime().system.partitions
+    except (ReframeFatalError, AttributeError):
+        return None
+
+
 class ScalingPlugin(RecordedSkip):
-    """The node count as a parameter; counts the partition cannot hold skip.
+    """The node count as a parameter, up to the system's largest partition;
+    a count a partition cannot hold is not run there (if no partition can,
+    as a count given with -P, it is skipped with the reason).
 
     ``scaling_figure`` names the figure that speedup is computed from
     (``time``, lower is better, or a rate); ``scaling`` is ``strong`` (the
     same problem on more nodes) or ``weak`` (the same problem per node).
     """
 
-    node_count = parameter([1, 2, 4, 8])
+    node_count = parameter(node_counts())
     scaling_figure = variable(str, value='time')
 
     @run_after('init')
     def _nodes_from_parameter(self):
         self.num_nodes = self.node_count
+
+    @run_after('init')
+    def _only_partitions_that_hold_it(self):
+        partitions = _session_partitions() or []
+        fits = [
+            p.fullname
+            for p in partitions
+            if 'multinode' in p.features
+            and (partition_nodes(p) or self.node_count) >= self.node_count
+        ]
+        if fits:
+            self.valid_systems = fits
 
     @run_after('setup')
     def _skip_if_too_few_nodes(self):

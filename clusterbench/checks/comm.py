@@ -123,7 +123,8 @@ def linked_mpi(path):
     return None
 
 
-def _family(mpi):
+def mpi_family(mpi):
+    """The MPI family (as :func:`linked_mpi` names it) of a stack's MPI."""
     return {'openmpi': 'openmpi', 'hydra': 'mpich'}.get(stacknames.mpi_launcher(mpi))
 
 
@@ -339,7 +340,7 @@ class InstalledSuite(SpackBuilt):
                 f'(looked in ., bin, libexec/...)'
             )
         linked = linked_mpi(path)
-        wanted = _family(env.extras.get('mpi'))
+        wanted = mpi_family(env.extras.get('mpi'))
         if linked and wanted and linked != wanted:
             self.skip(
                 f'{path} is linked with {linked}, environment {env.name} '

@@ -51,6 +51,14 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import npb_makedef, npb_rules, sources
+from clusterbench.checks.npbinstalled import (
+    binary_in_module,
+    environment_module,
+    installed_binary,
+    mpi_mismatch,
+    provider,
+    resolve_on_path,
+)
 from clusterbench.checks.plugins.jobstate import JobStateCheck
 from clusterbench.checks.plugins.launchdir import LaunchDirPaths
 from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
@@ -90,41 +98,6 @@ NOT_PROVIDED = (
 )
 
 
-def provider(source='', prefix='', module='', build_mode='offline'):
-    """How NPB is provided: 'source', 'prefix', 'module', 'spack' or ``None``.
-
-    An explicit source tree, prefix or module wins over Spack, which is used
-    only in a Spack session (``build_mode=spack``).
-    """
-    if source:
-        return 'source'
-    if prefix:
-        return 'prefix'
-    if module:
-        return 'module'
-    if build_mode == 'spack':
-        return 'spack'
-    return None
-
-
-def installed_binary(prefix, benchmark, npb_class, nprocs):
-    """The installed executable for this run in *prefix* (or its ``bin/``).
-
-    3.4 naming (``bt.C.x``) first, then 3.3 naming (``bt.C.4``); ``None`` if
-    neither is there.
-    """
-    names = [
-        npb_makedef.executable_name(benchmark, npb_class),
-        npb_makedef.executable_name(benchmark, npb_class, nprocs),
-    ]
-    for directory in (prefix, os.path.join(prefix, 'bin')):
-        for name in names:
-            path = os.path.join(directory, name)
-            if os.path.isfile(path) and os.access(path, os.X_OK):
-                return path
-    return None
-
-
 def default_spack_spec(benchmark, npb_class):
     """The npb spec that builds one benchmark and class."""
     return f'npb implementation=mpi names={benchmark} classes={npb_class}'
@@ -156,13 +129,6 @@ def release_tree(tree):
     if not found:
         raise ReframeError(f'{tree}: the NPB release has no NPB3.x-MPI directory')
     return found[-1]
-
-
-def _resolve_on_path(names, where):
-    """Shell lines that set ``npb_exe`` to the first of *names* on PATH."""
-    lookups = ' || '.join(f'command -v {quote(n)}' for n in names)
-    why = quote(f'{where} provides none of {" ".join(names)} on PATH')
-    return [f'npb_exe=$({lookups}) || {{ echo {why} >&2; exit 3; }}']
 
 
 class _NPBVariables(NPBReleaseVariables, RecordedSkip, LaunchDirPaths):
@@ -264,6 +230,8 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
     binary = variable(str, value='')
     #: The staged Spack environment (Spack builds).
     spack_env_dir = variable(str, value='')
+    #: The module that provides NPB in this environment (module builds).
+    npb_module_used = variable(str, value='')
 
     def spack_stack(self):
         # The fixture has no stack parameters: the run's environment has them.
@@ -285,7 +253,10 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         self.skip_if(problem, problem)
         self.check_build_mode()
         provided_by = provider(
-            self.npb_source, self.npb_prefix, self.npb_module, self.build_mode
+            self.npb_source,
+            self.npb_prefix,
+            environment_module(self.npb_module, self.current_environ),
+            self.build_mode,
         )
         fallback = provided_by == 'spack' and find_spack() is None
         if (provided_by is None or fallback) and self.npb_release.available:
@@ -358,15 +329,22 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             not found,
             f'npb_prefix {self.npb_prefix} has no {pattern} (nor in its bin/)',
         )
+        reason = mpi_mismatch(found[0], self.current_environ)
+        self.skip_if(reason, reason)
         self.sourcesdir = None
         self.build_system = 'CustomBuild'
         self.build_system.commands = ['ls -l ' + ' '.join(quote_all(found))]
 
     def _setup_module(self):
+        module = environment_module(self.npb_module, self.current_environ)
+        self.npb_module_used = module_name(module, 'npb_module')
         self.sourcesdir = None
-        self.modules = [module_name(self.npb_module, 'npb_module')]
+        self.modules = [self.npb_module_used]
         self.build_system = 'CustomBuild'
         self.build_system.commands = ['true']
+        name = npb_makedef.executable_name(self.benchmark, self.npb_class)
+        reason = mpi_mismatch(binary_in_module(module, name), self.current_environ)
+        self.skip_if(reason, f'{reason} (module {module})')
 
     def _setup_spack(self):
         spack = find_spack()
@@ -487,7 +465,9 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             found = installed_binary(self.npb_prefix, benchmark, npb_class, nprocs)
             return [], found and quote(found)
         if self.provided_by == 'module':
-            return _resolve_on_path(names, f'module {self.npb_module}'), '"$npb_exe"'
+            return resolve_on_path(
+                names, f'module {self.npb_module_used}'
+            ), '"$npb_exe"'
         pre = []
         if os.environ.get('CLUSTERBENCH_SPACK'):
             pre.append(f'export PATH={prepend_path(os.path.dirname(find_spack()))}')
@@ -496,7 +476,7 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
             f'{words(self.spack_spec)})"'
         )
         where = f'Spack environment {self.spack_env_dir}'
-        return [*pre, *_resolve_on_path(names, where)], '"$npb_exe"'
+        return [*pre, *resolve_on_path(names, where)], '"$npb_exe"'
 
 
 def _time_limit(npb_class):
@@ -579,7 +559,7 @@ class NPBBase(
             f'{npb_makedef.executable_name(bench, cls, ranks)}',
         )
         if binaries.provided_by == 'module':
-            self.modules = [module_name(self.npb_module, 'npb_module')]
+            self.modules = [binaries.npb_module_used]
         # The run carries how its binaries were built.
         for name in PROVENANCE:
             setattr(self, name, getattr(binaries, name))

@@ -5,6 +5,7 @@ import argparse
 import os
 
 from clusterbench.cli import common
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.references import directory as refdir
@@ -18,6 +19,8 @@ from clusterbench.results import samples
 def check(args):
     args.references = args.references or args.old_directory
     root = common.references(args)
+    site_configs = args.site_configs or paths.default('site_configs')
+    checks = args.checks or paths.default('checks')
     # An interrupted update is named below, with what repair will do.
     for path, tests in refdata.check_directory(root, interrupted_ok=True).items():
         figures = sum(tests.values())
@@ -29,7 +32,7 @@ def check(args):
         directory = os.path.join(root, system)
         problems += [
             f'stale: {p}'
-            for p in refdata.stale_entries(directory, args.site_configs, args.checks)
+            for p in refdata.stale_entries(directory, site_configs, checks)
         ]
         with refstore.shared_lock(directory):
             stopped = refstore.interrupted(directory)
@@ -38,7 +41,7 @@ def check(args):
             ]
         interrupted += stopped
         # References of another kind of machine are no error: they apply there.
-        others += refdata.unmatched_kinds(directory, args.site_configs)
+        others += refdata.unmatched_kinds(directory, site_configs)
         wide += refdata.wide_tolerances(directory, args.max_tolerance)
     problems += [f'interrupted update: {line}' for line in interrupted]
     if interrupted:
@@ -117,8 +120,10 @@ def add_parser(sub):
     common.add_references(chk)
     # `references check DIR`, the old spelling, kept working.
     chk.add_argument('old_directory', nargs='?', help=argparse.SUPPRESS)
-    chk.add_argument('--site-configs', default='site_configs')
-    chk.add_argument('--checks', default='reframe_checks')
+    chk.add_argument(
+        '--site-configs', help='default: site_configs here, else the packaged ones'
+    )
+    chk.add_argument('--checks', help='default: reframe_checks here, else ours')
     chk.add_argument(
         '--max-tolerance',
         type=float,

@@ -6,6 +6,7 @@ import sys
 
 from clusterbench.cli import common
 from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
@@ -25,8 +26,8 @@ def run(args):
     # What runs goes beside a table; a table for a program leaves stdout to it.
     progress = sys.stdout if args.format == 'table' else sys.stderr
     session = runner.run(
-        args.config or f'site_configs/{args.system.split(":")[0]}.py',
-        args.checks,
+        args.config or paths.system_config(args.system),
+        args.checks or paths.default('checks'),
         args.system,
         args.results,
         refdir.resolve(args.references),
@@ -48,7 +49,12 @@ def exit_code(session, strict=False):
     code = verdict.exit_code(session.table, strict)
     if code == verdict.EXIT_REGRESSION:
         return code
-    if session.not_loaded or session.no_space or session.failed_otherwise:
+    if (
+        session.not_loaded
+        or session.no_space
+        or session.not_stored
+        or session.failed_otherwise
+    ):
         return verdict.EXIT_REGRESSION
     return code
 
@@ -69,6 +75,11 @@ def show(session, fmt='table', strict=False, verbose=False, show_all=False, juni
             print(verdictview.render(table, fmt, strict, verbose, show_all))
             for line in session.notes:
                 print(line, file=sys.stderr)
+            if session.not_stored:
+                print(
+                    f'not stored in the results database: {session.not_stored}',
+                    file=sys.stderr,
+                )
     return code
 
 
@@ -91,6 +102,8 @@ def _show_table(session, strict, verbose, show_all):
             f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
             f'({session.no_space})'
         )
+    if session.not_stored:
+        print(f'not stored in the results database: {session.not_stored}')
     details = sessionreport.text(session.reports, verdictview.terminal_width())
     if details:
         print(f'\n{details}')
@@ -114,9 +127,13 @@ def add_parser(sub):
         '--system', default='local', help='system or system:partition (default: local)'
     )
     run_.add_argument(
-        '--config', help='site config (default: site_configs/<system>.py)'
+        '--config',
+        help='site config (default: site_configs/<system>.py here, else the '
+        'packaged one)',
     )
-    run_.add_argument('--checks', default='reframe_checks')
+    run_.add_argument(
+        '--checks', help='check directory (default: reframe_checks here, else ours)'
+    )
     run_.add_argument('--results', default='results')
     common.add_references(
         run_,

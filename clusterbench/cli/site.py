@@ -48,7 +48,17 @@ def add_parser(sub):
         'cluster, then run one tiny check on every partition',
     )
     init_.add_argument('--system', required=True, metavar='NAME')
-    init_.add_argument('--scheduler', default='slurm', choices=['slurm'])
+    init_.add_argument(
+        '--scheduler', default='slurm', help='slurm (the only one site init reads)'
+    )
+    init_.add_argument(
+        '--access',
+        action='append',
+        default=[],
+        metavar='OPTION',
+        help='a scheduler option every job gets, e.g. --access=--account=NAME '
+        '--access=--qos=NAME --access=--reservation=NAME (repeatable)',
+    )
     init_.add_argument(
         '--out',
         default='.',

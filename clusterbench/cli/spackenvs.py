@@ -7,6 +7,7 @@ Also ``python -m clusterbench.site.spackenv [DIR]``.
 import os
 import sys
 
+from clusterbench.core import paths
 from clusterbench.site import spackenv
 
 
@@ -14,32 +15,54 @@ def check(directory=None):
     """Print the problems of the Spack environments under *directory* (default:
     the project's) and of the site configs beside it; 1 if any, else 0."""
     root = os.path.abspath(directory) if directory else spackenv.ENVS_ROOT
-    problems = spackenv.check_tree(root)
+    unlocked = []
+    problems = spackenv.check_tree(root, unlocked)
     for problem in problems:
         print(problem, file=sys.stderr)
-    names = spackenv.find_environments(root)
-    if not problems:
+    for path in unlocked:
+        where = spackenv.relative(path)
+        print(
+            f'{where}: not concretized yet (no {spackenv.LOCKFILE}): '
+            f'spack -e {where} concretize, then commit the lock'
+        )
+    names = spackenv.find_environments(root) if os.path.isdir(root) else []
+    if not problems and names:
         print(f'{len(names)} Spack environments and their locks follow the conventions')
     # The site configs beside the environments (a checkout's, or the wheel's).
     configs_dir = os.path.join(os.path.dirname(root), 'site_configs')
-    config_problems = []
+    config_problems, configs = [], {}
     if os.path.isdir(configs_dir):
-        try:
-            configs = spackenv.load_site_configs(configs_dir)
-        except spackenv.SpackEnvError as err:
-            config_problems = [str(err)]
-        else:
-            project = os.path.dirname(root)
-            config_problems, _ = spackenv.site_config_problems(configs, root, project)
-            config_problems += spackenv.stack_problems(configs, root, project)
-        for problem in config_problems:
-            print(problem, file=sys.stderr)
-        if not config_problems:
-            print(
-                f'{len(configs)} site configs and their Spack environments agree '
-                f'(MPI, compiler, BLAS, module versions)'
-            )
-    return 1 if problems or config_problems or not names else 0
+        config_problems, configs = _site_configs(configs_dir, root)
+    if not names and not configs:
+        print(f'{root}: no Spack environment and no site config', file=sys.stderr)
+    return 1 if problems or config_problems or not (names or configs) else 0
+
+
+def _site_configs(configs_dir, root):
+    """Print what the site configs beside *root* disagree on; return
+    (problems, configs)."""
+    try:
+        configs = spackenv.load_site_configs(configs_dir)
+    except spackenv.SpackEnvError as err:
+        print(err, file=sys.stderr)
+        return [str(err)], {}
+    project = os.path.dirname(root)
+    problems, _ = spackenv.site_config_problems(configs, root, project)
+    problems += spackenv.stack_problems(configs, root, project)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        return problems, configs
+    for system in spackenv.without_spack(configs, root):
+        print(
+            f'{system}: no Spack environments ({spackenv.relative(root)}/{system}/ '
+            f'absent): its software comes from modules or the system'
+        )
+    print(
+        f'{len(configs)} site configs and their Spack environments agree '
+        f'(MPI, compiler, BLAS, module versions)'
+    )
+    return problems, configs
 
 
 def main(argv=None):
@@ -51,5 +74,19 @@ def add_parser(sub):
     envs = sub.add_parser(
         'spack-envs', help='validate spack_envs/ and every spack.lock (no Spack needed)'
     )
-    envs.add_argument('directory', nargs='?', default='spack_envs')
-    envs.set_defaults(func=lambda args: check(args.directory))
+    envs.add_argument(
+        'directory',
+        nargs='?',
+        help='default: spack_envs here (also when absent beside site_configs/: '
+        'the site has none), else ours',
+    )
+    envs.set_defaults(func=lambda args: check(_directory(args.directory)))
+
+
+def _directory(given):
+    if given:
+        return given
+    # A centre's directory with its site configs and no Spack environment.
+    if os.path.isdir(paths.DIRECTORIES['site_configs']):
+        return paths.DIRECTORIES['spack_envs']
+    return paths.default('spack_envs')

@@ -54,6 +54,32 @@ def get(name):
     return os.path.join(root(), DIRECTORIES[name])
 
 
+def default(name):
+    """The directory *name* (a key of DIRECTORIES) a command reads by default.
+
+    The one in the current directory if it is there (a checkout's root, or
+    the directory where a centre keeps its ``site_configs/``, ``spack_envs/``
+    and ``reference_data/``); else the project tree's, the checkout's or the
+    one packaged with the wheel. Relative, as the user would write it, when
+    it is the current directory's.
+    """
+    here = DIRECTORIES[name]
+    return here if os.path.isdir(here) else get(name)
+
+
+def system_config(system):
+    """The site config of *system* (``name`` or ``name:partition``) a command
+    reads by default: ``site_configs/<name>.py`` of the current directory if
+    there, else the project tree's (``local.py`` and ``box.py`` come with the
+    wheel); the relative path if neither has it, to be named as missing."""
+    name = f'{system.split(":")[0]}.py'
+    here = os.path.join(DIRECTORIES['site_configs'], name)
+    packaged = os.path.join(get('site_configs'), name)
+    if os.path.isfile(here) or not os.path.isfile(packaged):
+        return here
+    return packaged
+
+
 def site_config(name, beside=None):
     """``<name>`` of the site configs: beside *beside* (a file) if there, else ours.
 

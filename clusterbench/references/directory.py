@@ -15,6 +15,7 @@ import os
 import re
 import sys
 
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 
 DEFAULT = 'reference_data'
@@ -30,7 +31,10 @@ _NAME = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*')
 
 
 def resolve(option=None):
-    return option or os.environ.get(ENV) or DEFAULT
+    """The reference directory: *option*, else $RFM_REFERENCE_PREFIX, else
+    ``reference_data`` here if there, else the project tree's (the checkout's,
+    or the one packaged with the wheel)."""
+    return option or os.environ.get(ENV) or paths.default('references')
 
 
 def chosen(option=None):

@@ -15,12 +15,14 @@ outlived it. The lock file says who holds it: the session's pid and
 directory, and the pid of the ReFrame it runs.
 """
 
+import contextlib
 import fcntl
 import os
 import re
 import socket
 import sys
 import tempfile
+import time
 
 from clusterbench.core.errors import ClusterbenchError
 
@@ -83,26 +85,44 @@ class NodeLock:
             raise ClusterbenchError(
                 f'{self.path}: cannot open the node lock: {err.strerror}'
             ) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = self.holder()
-            if not wait:
-                os.close(fd)
-                raise ClusterbenchError(
-                    f'{self.host} is measuring for another session ({holder}; '
-                    f'lock {self.path}): run again when it ends, or without '
-                    f'--no-wait to wait for it'
-                ) from None
-            print(
-                f'clusterbench: waiting for the session measuring on {self.host} '
-                f'({holder}; lock {self.path})',
-                file=out,
-                flush=True,
+        queue = WaitQueue(f'{self.path[: -len(".lock")]}.queue')
+        if not queue.waiting() and _try_lock(fd):
+            self._fd = fd
+            self.record(f'pid {os.getpid()}')
+            return
+        if not wait:
+            os.close(fd)
+            raise ClusterbenchError(
+                f'{self.host} is measuring for another session ({self.holder()}; '
+                f'lock {self.path}): run again when it ends, or without '
+                f'--no-wait to wait for it'
             )
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with queue.ticket() as mine:
+            told = None
+            while not (queue.first() in (mine, None) and _try_lock(fd)):
+                holder = self._current_holder()
+                if holder and holder != told:
+                    # Said again whenever the lock changes hands.
+                    print(
+                        f'clusterbench: waiting for the session measuring on '
+                        f'{self.host} ({holder}; lock {self.path})',
+                        file=out,
+                        flush=True,
+                    )
+                    told = holder
+                time.sleep(WAIT_POLL)
         self._fd = fd
         self.record(f'pid {os.getpid()}')
+
+    def _current_holder(self):
+        """Who holds the lock now, or '' between two holders."""
+        try:
+            with open(self.path) as f:
+                if not f.read().strip():
+                    return ''
+        except OSError:
+            return ''
+        return self.holder()
 
     def _open_read_only(self):
         try:
@@ -148,6 +168,88 @@ class NodeLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None
+
+
+#: Seconds between two looks of a waiting session at the lock and its queue.
+WAIT_POLL = 0.2
+
+
+def _try_lock(fd):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+class WaitQueue:
+    """The sessions waiting for a node, first come first served (``flock``
+    alone wakes waiters in no order): a directory of tickets named by the
+    time they were taken, each locked by its waiter while it waits, so that
+    the ticket of a waiter that died counts no more."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def _live(self):
+        try:
+            names = sorted(n for n in os.listdir(self.path) if n[:1] != '.')
+        except OSError:
+            return []
+        live = []
+        for name in names:
+            path = os.path.join(self.path, name)
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                if _try_lock(fd):
+                    _remove(path)  # its waiter is gone (or just took the node)
+                else:
+                    live.append(name)
+            finally:
+                os.close(fd)
+        return live
+
+    def waiting(self):
+        return bool(self._live())
+
+    def first(self):
+        live = self._live()
+        return live[0] if live else None
+
+    @contextlib.contextmanager
+    def ticket(self):
+        """A ticket at the end of the queue, held for the body."""
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            os.chmod(self.path, 0o1777)  # every user of the node queues here
+        except PermissionError:
+            pass  # made by another user, who opened it to all
+        except OSError as err:
+            raise ClusterbenchError(
+                f'{self.path}: cannot queue for the node: {err.strerror}'
+            ) from None
+        name = f'{time.time_ns():020d}-{os.getpid()}'
+        path = os.path.join(self.path, name)
+        # Locked before it is in the queue: an unlocked ticket counts as gone.
+        hidden = os.path.join(self.path, f'.{name}')
+        fd = os.open(hidden, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(hidden, path)
+        try:
+            yield name
+        finally:
+            _remove(path)
+            os.close(fd)
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 #: How the lock file names the ReFrame of the session holding it.

@@ -27,6 +27,7 @@ _NOT_LOADED = re.compile(
 )
 _PLACE = re.compile(r'^\| (\S+:\d+)$')
 _STOPPED = re.compile(r'^ERROR: run session stopped: (.*)$')
+_NOT_STORED = re.compile(r'^WARNING: failed to store results in the database: (.*)$')
 NO_SPACE = 'No space left on device'
 
 
@@ -39,6 +40,9 @@ class Outcome:
     stopped: str = ''
     #: ReFrame's lines that say the disk was full.
     no_space: list = field(default_factory=list)
+    #: Why ReFrame could not store the session in its results database (the
+    #: history), if it could not: it only warns.
+    not_stored: str = ''
     _follows_warning: bool = False
 
     def read(self, line):
@@ -56,6 +60,9 @@ class Outcome:
         found = _STOPPED.match(line)
         if found:
             self.stopped = found.group(1)
+        found = _NOT_STORED.match(line)
+        if found:
+            self.not_stored = found.group(1)
         if NO_SPACE in line:
             self.no_space.append(line)
 

@@ -17,7 +17,13 @@ from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
-from clusterbench.results import confirm, nodelock, reframe_output, runreport
+from clusterbench.results import (
+    confirm,
+    nodelock,
+    plausibility,
+    reframe_output,
+    runreport,
+)
 
 #: Where ReFrame's results database and perflogs of a session go: its
 #: results root (read by site_configs/common.py).
@@ -177,6 +183,8 @@ class Session:
     no_space: str
     #: ReFrame failed a session for more than figures (see _failed_otherwise).
     failed_otherwise: bool
+    #: Why ReFrame could not store the session in its results database, or ''.
+    not_stored: str = ''
     #: Lines to show under the table (what to do about what it shows).
     notes: list = dataclasses.field(default_factory=list)
 
@@ -263,6 +271,8 @@ def run(
         not_loaded=ran.not_loaded,
         no_space=ran.no_space[0] if ran.no_space else '',
         failed_otherwise=failed_otherwise,
+        not_stored=ran.not_stored,
+        notes=plausibility.lines(reports),
     )
 
 

@@ -1,5 +1,7 @@
 """What ``clusterbench site init`` reads from a cluster: Slurm's partitions
-and nodes, the programming environments, and one compute node's processor.
+and nodes (split by their features), and the programming environments with
+the versions of their MPI and compiler. (What it asks the compute nodes
+themselves: :mod:`clusterbench.site.nodeprobe`.)
 
 Every reader returns facts or a :class:`Todo` that says why the fact could
 not be read; nothing is guessed. Commands run with a timeout and their
@@ -7,12 +9,10 @@ failures become Todos, never tracebacks.
 """
 
 import dataclasses
-import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +88,13 @@ class Partition:
     features: list
     gres: object
     default: bool
+    #: The Slurm partition (a ReFrame partition of nodes that share a set of
+    #: features is named after both: compute-ib).
+    slurm_name: str = ''
+    #: The features that select these nodes (``--constraint=ib``), if split.
+    constraint: list = dataclasses.field(default_factory=list)
+    #: Each node's address (NodeAddr), for the route between two of them.
+    addresses: dict = dataclasses.field(default_factory=dict)
 
 
 def _common(nodes, key, what):
@@ -122,36 +129,52 @@ def slurm_partitions(env=None):
             hostnames(rec.get('Nodes', ''), env) if not _none(rec.get('Nodes')) else []
         )
         members = [nodes[n] for n in names if n in nodes]
-        features = sorted(
-            {
-                f
-                for n in members
-                for f in n.get('AvailableFeatures', '').split(',')
-                if not _none(f)
-            }
-        )
-        gres = _common(members, 'Gres', 'generic resources') if members else None
-        if isinstance(gres, Todo) and 'does not report' in gres.reason:
-            gres = None  # no gres on any node: nothing to declare
-        result.append(
-            Partition(
-                name=rec['PartitionName'],
-                nodes=names,
-                cpus=_int(_common(members, 'CPUTot', 'CPUs')),
-                sockets=_int(_common(members, 'Sockets', 'sockets')),
-                cores_per_socket=_int(
-                    _common(members, 'CoresPerSocket', 'cores per socket')
-                ),
-                threads_per_core=_int(
-                    _common(members, 'ThreadsPerCore', 'threads per core')
-                ),
-                mem_mb=_int(_common(members, 'RealMemory', 'memory (RealMemory)')),
-                features=features,
-                gres=gres,
-                default=rec.get('Default') == 'YES',
-            )
-        )
+        groups = _feature_groups(members)
+        for features, group in groups:
+            name = rec['PartitionName']
+            split = len(groups) > 1
+            if split:
+                # A ReFrame name: a feature's other characters become _.
+                tail = re.sub(r'[^A-Za-z0-9_]', '_', '_'.join(features) or 'plain')
+                name = f'{name}-{tail}'
+            result.append(_partition(name, rec, group, features, split and features))
     return result
+
+
+def _features_of(node):
+    return tuple(
+        sorted(f for f in node.get('AvailableFeatures', '').split(',') if not _none(f))
+    )
+
+
+def _feature_groups(members):
+    """The nodes of a partition by their set of features, in Slurm's order:
+    [(features, nodes)]; one group where all nodes have the same features."""
+    groups = {}
+    for node in members:
+        groups.setdefault(_features_of(node), []).append(node)
+    return list(groups.items()) or [((), [])]
+
+
+def _partition(name, rec, members, features, constraint):
+    gres = _common(members, 'Gres', 'generic resources') if members else None
+    if isinstance(gres, Todo) and 'does not report' in gres.reason:
+        gres = None  # no gres on any node: nothing to declare
+    return Partition(
+        name=name,
+        nodes=[n['NodeName'] for n in members],
+        cpus=_int(_common(members, 'CPUTot', 'CPUs')),
+        sockets=_int(_common(members, 'Sockets', 'sockets')),
+        cores_per_socket=_int(_common(members, 'CoresPerSocket', 'cores per socket')),
+        threads_per_core=_int(_common(members, 'ThreadsPerCore', 'threads per core')),
+        mem_mb=_int(_common(members, 'RealMemory', 'memory (RealMemory)')),
+        features=list(features),
+        gres=gres,
+        default=rec.get('Default') == 'YES',
+        slurm_name=rec['PartitionName'],
+        constraint=list(constraint or []),
+        addresses={n['NodeName']: n.get('NodeAddr', n['NodeName']) for n in members},
+    )
 
 
 def mpi_plugins(env=None):
@@ -210,6 +233,9 @@ class Environ:
     modules: list = dataclasses.field(default_factory=list)
     compiler: object = 'gcc'
     blas: object = 'openblas'
+    #: The versions found (for the Spack environment's pins), or Todos.
+    mpi_version: object = None
+    compiler_version: object = None
 
 
 #: Module names (before the first '/') of each MPI flavour, compiler and BLAS.
@@ -338,9 +364,48 @@ def environs_from_modules(modules):
                 modules=load,
                 compiler=compiler,
                 blas=blas,
+                mpi_version=_module_version(mpi_module),
+                compiler_version=_module_version(
+                    next((m for m in load if _family(m, COMPILER_MODULES)), None)
+                ),
             )
         )
     return found
+
+
+def _module_version(module):
+    """The version of a module named ``name/version[-suffix]`` (Spack's
+    ``openmpi/5.0.8-gcc-13.3.0``: 5.0.8), or a Todo."""
+    found = re.match(r'[^/]+/(\d[\w.]*)', module or '')
+    if found:
+        return found.group(1)
+    return Todo(f'no version in the module name {module!r}')
+
+
+#: How each flavour's wrapper or tool tells its version: command, pattern.
+VERSION_COMMANDS = {
+    'openmpi': (['{wrapper}', '--showme:version'], r'Open MPI (\d[\w.]*)'),
+    'mpich': (['mpichversion'], r'MPICH Version:\s*(\d[\w.]*)'),
+    'mvapich2': (['mpiname', '-v'], r'(\d[\w.]*)'),
+    'gcc': (['gcc', '-dumpfullversion'], r'(\d[\w.]*)'),
+}
+
+
+def tool_version(what, wrapper='mpicc'):
+    """The version *what* (a key of VERSION_COMMANDS) reports here, or a Todo."""
+    args, pattern = VERSION_COMMANDS[what]
+    args = [a.format(wrapper=wrapper) for a in args]
+    code, out, err = command(args)
+    found = re.search(pattern, out + err) if code == 0 else None
+    if found:
+        return found.group(1)
+    return Todo(f'{" ".join(args)} told no version: {said(out, err)}')
+
+
+def _with_versions(env, wrapper='mpicc'):
+    env.mpi_version = tool_version(env.mpi, wrapper)
+    env.compiler_version = tool_version('gcc')
+    return env
 
 
 #: Debian's MPI wrappers, which common.py's builders use: wrapper -> flavour.
@@ -348,7 +413,8 @@ DEBIAN_WRAPPERS = {'mpicc.openmpi': 'openmpi', 'mpicc.mpich': 'mpich'}
 
 
 def _openblas_installed():
-    code, out, _ = command(['ldconfig', '-p'])
+    # /sbin is not on a user's PATH on Debian.
+    code, out, _ = command([shutil.which('ldconfig') or '/sbin/ldconfig', '-p'])
     return code == 0 and 'libopenblas' in out
 
 
@@ -360,7 +426,9 @@ def environs_from_path():
         else Todo('no libopenblas in the linker cache (ldconfig -p): name the BLAS')
     )
     found = [
-        Environ(name=f'gnu-{mpi}', mpi=mpi, kind='debian', blas=blas)
+        _with_versions(
+            Environ(name=f'gnu-{mpi}', mpi=mpi, kind='debian', blas=blas), wrapper
+        )
         for wrapper, mpi in DEBIAN_WRAPPERS.items()
         if shutil.which(wrapper)
     ]
@@ -382,7 +450,9 @@ def environs_from_path():
                 blas=blas,
             )
         ]
-    return [Environ(name=f'gnu-{mpi}', mpi=mpi, kind='modules', blas=blas)]
+    return [
+        _with_versions(Environ(name=f'gnu-{mpi}', mpi=mpi, kind='modules', blas=blas))
+    ]
 
 
 def environs():
@@ -393,44 +463,3 @@ def environs():
         if found:
             return system, found
     return 'nomod', environs_from_path()
-
-
-# -- one compute node's processor --------------------------------------------
-
-
-def node_topology(partition, env=None, timeout=180):
-    """ReFrame's processor facts of one node of *partition* (a short job that
-    prints them: no shared filesystem needed), or a Todo."""
-    reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
-    if not os.path.exists(reframe):
-        reframe = shutil.which('reframe') or 'reframe'
-    code, out, err = command(
-        [
-            'srun',
-            f'--partition={partition}',
-            '--nodes=1',
-            '--ntasks=1',
-            '--time=5',
-            reframe,
-            '--detect-host-topology',
-        ],
-        timeout=timeout,
-        env=env,
-    )
-    try:
-        facts = json.loads(out[out.index('{') :]) if code == 0 else None
-    except ValueError:
-        facts = None
-    if isinstance(facts, dict):
-        return facts
-    # ReFrame's own complaint, not srun's "task 0: Exited with exit code 1".
-    own = [
-        line
-        for line in (out + err).splitlines()
-        if line.strip() and not line.startswith('srun:')
-    ]
-    errors = [line for line in own if 'error' in line.lower()]
-    return Todo(
-        f'srun reframe --detect-host-topology on {partition} gave no facts '
-        f'(exit {code}): {said(*(errors[:1] or own or [out + err]))}'
-    )

@@ -1,13 +1,16 @@
 """``clusterbench site init``: a site configuration generated from the cluster.
 
 Reads Slurm (partitions, nodes, MPI plugins), the programming environments
-(modules, else the MPI wrappers on PATH) and one compute node's processor
-(:mod:`clusterbench.site.sitefacts`), writes ``site_configs/NAME.py`` composing
-``common.py`` as ``local.py`` and ``box.py`` do, and a ``spack_envs/NAME/``
-skeleton. What it cannot determine is written as a ``# TODO`` comment with
-the reason, never guessed; existing files are kept unless ``--force``. The
-command (:mod:`clusterbench.cli.site`) then runs one tiny check
-(:data:`VALIDATION`) on every partition it returns.
+(modules, else the MPI wrappers on PATH; :mod:`clusterbench.site.sitefacts`)
+and asks one node per partition for its processor, CPU kind and whether two
+nodes are one host (:mod:`clusterbench.site.nodeprobe`); writes
+``site_configs/NAME.py`` composing ``common.py`` as ``local.py`` and
+``box.py`` do, with the centre's ``--access`` options, and a pinned
+``spack_envs/NAME/`` environment (:mod:`clusterbench.site.spackskeleton`).
+What it cannot determine is written as a ``# TODO`` comment with the reason, never
+guessed; existing files are kept unless ``--force``. The command
+(:mod:`clusterbench.cli.site`) then runs one tiny check (:data:`VALIDATION`)
+on every partition it returns.
 """
 
 import os
@@ -16,9 +19,9 @@ import socket
 import sys
 import textwrap
 
-from clusterbench.core import paths, scriptnames
+from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.site import sitefacts
+from clusterbench.site import nodeprobe, sitefacts, spackskeleton
 from clusterbench.site.sitefacts import Todo
 
 #: The tiny check that validates a generated configuration on each partition.
@@ -101,7 +104,25 @@ def processor(part, detected):
     return facts
 
 
-def _environ_code(env, system, plugin):
+#: What keeps each MPI off shared memory between "nodes" that are one host
+#: (namespaces, containers): TCP on the device between them only.
+NETWORK_ONLY = {
+    'openmpi': lambda dev: [
+        ['OMPI_MCA_pml', 'ob1'],
+        ['OMPI_MCA_btl', 'tcp,self'],
+        ['OMPI_MCA_btl_tcp_if_include', dev],
+    ],
+    # MPICH and MVAPICH over UCX.
+    'ucx': lambda dev: [['UCX_TLS', 'tcp,self'], ['UCX_NET_DEVICES', dev]],
+}
+
+
+def network_only(mpi, device):
+    """The variables that keep *mpi* on the network device *device*."""
+    return NETWORK_ONLY['openmpi' if mpi == 'openmpi' else 'ucx'](device)
+
+
+def _environ_code(env, system, plugin, device=None):
     if isinstance(env.mpi, Todo):
         return Todo(f'environment {env.name}: {env.mpi.reason}')
     notes = [
@@ -114,6 +135,22 @@ def _environ_code(env, system, plugin):
         env_vars = []
     else:
         env_vars = [['SLURM_MPI_TYPE', plugin]]
+    remark = ''
+    if isinstance(device, str):
+        # Done, not to do: said as a plain comment, not a TODO.
+        remark = '\n'.join(
+            textwrap.wrap(
+                f'The nodes are one host: MPI held to TCP on {device}, else '
+                f'"inter-node" messages would pass through shared memory.',
+                width=88,
+                initial_indent='# ',
+                subsequent_indent='# ',
+            )
+        )
+        remark += '\n'
+        env_vars += network_only(env.mpi, device)
+    elif isinstance(device, Todo):
+        notes.append(f'whether MPI crosses a network between nodes: {device.reason}')
     args = {'target_systems': [system], 'env_vars': env_vars}
     if env.kind == 'debian' and env.mpi in ('openmpi', 'mpich'):
         builder = f"common['gnu_{env.mpi}']"
@@ -131,12 +168,28 @@ def _environ_code(env, system, plugin):
         notes.append('common.py declares OpenBLAS for this environment')
     body = ''.join(f'    {k}={render(v, 4)},\n' for k, v in args.items())
     todo = ''.join(f'{line}\n' for note in notes for line in _todo(note, ''))
-    return Code(f'{todo}{builder}(\n{body})')
+    return Code(f'{remark}{todo}{builder}(\n{body})')
 
 
-def config_source(system, partitions, modules_system, environs, plugins, topologies):
-    """The text of ``site_configs/<system>.py``."""
+def config_source(
+    system,
+    partitions,
+    modules_system,
+    environs,
+    plugins,
+    topologies,
+    kinds=None,
+    access=(),
+    device=None,
+):
+    """The text of ``site_configs/<system>.py``.
+
+    *kinds*: each partition's cpu_kind (or a Todo); *access*: scheduler
+    options every partition's jobs get (account, QoS, reservation); *device*:
+    the network device MPI is held to where nodes are one host.
+    """
     env_names = [e.name for e in environs if not isinstance(e.mpi, Todo)]
+    kinds = kinds or {}
     parts = []
     for part in partitions:
         features = _features(part)
@@ -144,6 +197,7 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
             'mem_per_node': part.mem_mb * 2**20
             if isinstance(part.mem_mb, int)
             else part.mem_mb,
+            'cpu_kind': kinds.get(part.name, Todo('the CPU kind was not read')),
             'num_nodes': len(part.nodes),
             'nodes': part.nodes,
             'link': Todo(
@@ -161,8 +215,11 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
             'descr': f'Slurm partition {part.name}: {len(part.nodes)} node(s)',
             'scheduler': 'slurm',
             'launcher': 'srun',
-            'access': [f'--partition={part.name}'],
+            'access': [*nodeprobe.srun_options(part), *access],
             'environs': env_names or Todo('no programming environment was found'),
+            # One job per node at a time: a figure measured beside another
+            # job on its node is not the node's.
+            'max_jobs': max(len(part.nodes), 1),
             'features': features,
             'processor': processor(part, topologies[part.name]),
             'extras': extras,
@@ -179,15 +236,17 @@ def config_source(system, partitions, modules_system, environs, plugins, topolog
         'partitions': parts,
     }
     environments = [
-        _environ_code(e, system, _plugin(e, plugins)) for e in environs
+        _environ_code(e, system, _plugin(e, plugins), device) for e in environs
     ] or [Todo('no MPI found (no MPI modules, no MPI wrappers on PATH)')]
     configuration = {
         'systems': [system_entry],
         'environments': environments,
         'general': Code("common['general']()"),
+        # The results database and the perflogs under the results root.
         'storage': Code("common['storage']()"),
+        'logging': Code("common['logging']()"),
     }
-    todos = _count_todos(configuration)
+    todos = todo_count(render(configuration))
     found_by = 'modules' if modules_system != 'nomod' else 'MPI wrappers on PATH'
     header = textwrap.dedent(f'''\
         """System ``{system}``: generated by ``clusterbench site init``.
@@ -265,57 +324,10 @@ def _plugin(env, plugins):
     return sitefacts.plugin_for(env.mpi, plugins)
 
 
-def _count_todos(value):
-    if isinstance(value, Todo):
-        return 1
-    if isinstance(value, Code):
-        return value.count('# TODO')
-    if isinstance(value, dict):
-        return sum(_count_todos(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_count_todos(v) for v in value)
-    return 0
-
-
-def spack_skeleton(system, partition, environs, envs_dir):
-    """``spack_envs/<system>/<partition>/spack.yaml``: one environment for the
-    partition's MPI flavours, its site-specific pins left as TODO."""
-    mpis = sorted({e.mpi for e in environs if isinstance(e.mpi, str)})
-    common_dir = os.path.join(paths.get('spack_envs'), 'common')
-    here = os.path.join(envs_dir, system, partition)
-    # Relative within one tree (a checkout), else where clusterbench has them.
-    inside = os.path.commonpath([common_dir, envs_dir]) == envs_dir
-    common = os.path.relpath(common_dir, here) if inside else common_dir
-    lines = [
-        f'# Partition `{partition}` of `{system}`, by clusterbench site init.',
-        '# A SKELETON: complete every TODO (spack_envs/example-site/ is a worked',
-        '# example), concretize (spack_envs/README.md), commit spack.yaml and',
-        '# spack.lock; `clusterbench spack-envs` checks both.',
-        'spack:',
-        '  include:',
-        f'  - {common}/benchmarks.yaml',
-        f'  - {common}/reproducible.yaml',
-        '  definitions:',
-        f'  - mpis: [{", ".join(mpis)}]',
-        '  specs:',
-        '  - matrix:',
-        '    - [$mpi_benchmarks]',
-        '    - [$^mpis]',
-        '  - $serial_benchmarks',
-        '  packages:',
-        '    # TODO: the compiler for c, cxx and fortran (e.g. require: [gcc@13.3.0]),',
-        '    # and as an external if Spack does not build it.',
-        '    # TODO: blas and lapack (e.g. require: [openblas]).',
-        '    # TODO: all: require: [target=...], the oldest micro-architecture',
-        "    # level of the partition's nodes (x86_64_v3, x86_64_v4, aarch64).",
-        '    mpi:',
-        '      require:',
-        f'      - one_of: [{", ".join(mpis)}]',
-    ]
-    if len(mpis) > 1:
-        lines += ['  concretizer:', '    unify: false']
-    lines += ['  view: false']
-    return '\n'.join(lines) + '\n'
+def todo_count(text):
+    """The TODOs of a generated file: one ``# TODO:`` line each (the file's
+    header and the CLI's last line both say this number)."""
+    return text.count('# TODO:')
 
 
 def _write(path, text):
@@ -326,14 +338,26 @@ def _write(path, text):
     os.replace(tmp, path)
 
 
+#: What site init says where it cannot read the cluster: it reads Slurm only.
+SLURM_ONLY = (
+    'clusterbench site init reads Slurm only; for another scheduler write '
+    'site_configs/NAME.py by hand (site_configs/example-site.py is a worked example)'
+)
+
+
 def init(args, out=sys.stdout):
     """Write the configuration and the Spack skeleton of ``args.system``;
     return the path of the configuration and the partitions it names."""
     if args.scheduler != 'slurm':
-        raise ClusterbenchError(
-            f'--scheduler {args.scheduler}: only slurm is supported'
-        )
+        raise ClusterbenchError(f'--scheduler {args.scheduler}: {SLURM_ONLY}')
     scriptnames.check('name', args.system, '--system')
+    for option in args.access:
+        scriptnames.check('directive', option, '--access')
+        if not option.startswith('-'):
+            raise ClusterbenchError(
+                f'--access {option!r}: not a scheduler option (e.g. --access='
+                f'--account=NAME, --access=--qos=NAME)'
+            )
     root = os.path.abspath(args.out)
     config_path = os.path.join(root, 'site_configs', f'{args.system}.py')
     envs_dir = os.path.join(root, 'spack_envs')
@@ -343,7 +367,9 @@ def init(args, out=sys.stdout):
             raise ClusterbenchError(f'{path}: exists; not overwritten (use --force)')
     partitions = sitefacts.slurm_partitions()
     if isinstance(partitions, Todo):
-        raise ClusterbenchError(f'cannot read the cluster: {partitions.reason}')
+        raise ClusterbenchError(
+            f'cannot read the cluster: {partitions.reason} ({SLURM_ONLY})'
+        )
     if not partitions:
         raise ClusterbenchError('Slurm shows no partition')
     modules_system, environs = sitefacts.environs()
@@ -355,25 +381,42 @@ def init(args, out=sys.stdout):
         file=out,
     )
     print(f'environments: {", ".join(e.name for e in environs) or "none"}', file=out)
-    topologies = {}
+    topologies, kinds, device = {}, {}, None
     for part in partitions:
         print(
             f'{part.name}: detecting the processor of one node ...',
             file=out,
             flush=True,
         )
-        topologies[part.name] = sitefacts.node_topology(part.name)
+        topologies[part.name] = nodeprobe.node_topology(part)
+        kinds[part.name] = nodeprobe.node_kind(part)
+        device = device or nodeprobe.shared_host_device(part)
+    if isinstance(device, str):
+        scriptnames.check('option', device, 'ip route get')
     text = config_source(
-        args.system, partitions, modules_system, environs, plugins, topologies
+        args.system,
+        partitions,
+        modules_system,
+        environs,
+        plugins,
+        topologies,
+        kinds,
+        args.access,
+        device,
     )
     _write(config_path, text)
     print(f'wrote {config_path}', file=out)
+    for path in spackskeleton.shared_files(envs_dir):
+        print(f'wrote {path}', file=out)
     for part in partitions:
         path = os.path.join(system_envs, part.name, 'spack.yaml')
-        _write(path, spack_skeleton(args.system, part.name, environs, envs_dir))
+        found = topologies[part.name]
+        target = spackskeleton.portable_target(
+            found.get('arch') if isinstance(found, dict) else None
+        )
+        _write(path, spackskeleton.text(args.system, part.name, environs, target))
         print(f'wrote {path}', file=out)
-    todos = text.count('# TODO')
-    print(f'{todos} TODO(s) in {config_path}', file=out)
+    print(f'{todo_count(text)} TODO(s) in {config_path}', file=out)
     return config_path, partitions
 
 

@@ -36,12 +36,14 @@ from clusterbench.site.spackmanifest import (
     expected_roots,
     find_environments,
     load,
+    relative,
 )
 from clusterbench.site.spackstacks import (
     environment_for,
     load_site_configs,
     site_config_problems,
     stack_problems,
+    without_spack,
 )
 
 __all__ = [
@@ -62,13 +64,20 @@ __all__ = [
     'load_lock',
     'load_site_configs',
     'lock_problems',
+    'relative',
     'site_config_problems',
     'stack_problems',
+    'without_spack',
 ]
 
 
-def check_tree(root=ENVS_ROOT):
-    """Every convention and lock problem of every environment under *root*."""
+def check_tree(root=ENVS_ROOT, unlocked=None):
+    """Every convention and lock problem of every environment under *root*.
+
+    An environment with no spack.lock at all (one site init just wrote) is
+    no problem if *unlocked* (a list) is given: its path goes there, to be
+    said; it is concretized once the site has Spack.
+    """
     problems = []
     for name in find_environments(root):
         try:
@@ -77,6 +86,9 @@ def check_tree(root=ENVS_ROOT):
             problems.append(str(err))
             continue
         problems.extend(convention_problems(env))
+        if unlocked is not None and not os.path.exists(env.lock_path):
+            unlocked.append(env.path)
+            continue
         problems.extend(lock_problems(env))
     return problems
 

@@ -134,6 +134,7 @@ def lock_problems(env, lock=None):
     }
     mpis = env.mpi_providers()
     targets = required_targets(env.packages.get('all', {}).get('require'))
+    stale = set()
     for root in lock.roots:
         top = lock.node(root['hash'])
         key = f'{where}: roots:{root["spec"]!r}'
@@ -142,6 +143,15 @@ def lock_problems(env, lock=None):
         wanted_mpi = re.search(r'\^(\S+)', root['spec'])
         for node in lock.walk(root['hash']):
             label = f'{node["name"]}@{node["version"]}'
+            wanted = version_pins(env, node['name'])
+            if wanted and not any(
+                _satisfies_version(node['version'], v) for v in wanted
+            ):
+                stale.add(
+                    f'{where}: {label}: {MANIFEST} and its includes now ask for '
+                    f'{node["name"]}@{" or @".join(wanted)}: the lock is stale, '
+                    f're-concretize'
+                )
             target = node.get('arch', {}).get('target')
             if isinstance(target, dict):
                 target = target.get('name')
@@ -172,7 +182,28 @@ def lock_problems(env, lock=None):
                         problems.append(
                             f'{key}: {label}: {virtual}={prov["name"]}, pinned {pins}'
                         )
-    return problems
+    return problems + sorted(stale)
+
+
+def version_pins(env, package):
+    """The versions *env* allows *package* (its own ``require`` pins, or the
+    externals it must use when it is not buildable); empty: any."""
+    settings = env.packages.get(package, {})
+    pins = [
+        version
+        for spec in requirement_specs(settings.get('require'))
+        for version in [spec_version(spec if spec_name(spec) else f'x{spec}')]
+        if version
+    ]
+    if settings.get('buildable') is False:
+        pins += [
+            version
+            for entry in settings.get('externals') or []
+            if isinstance(entry, dict)
+            for version in [spec_version(str(entry.get('spec', '')))]
+            if version
+        ]
+    return pins
 
 
 def find_root(lock, package, mpi=None, compiler=None, blas=None):

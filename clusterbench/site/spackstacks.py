@@ -58,6 +58,8 @@ def site_config_problems(configs, root=ENVS_ROOT, project=PROJECT):
     problems, used = [], set()
     systems = {s['name'] for c in configs.values() for s in c.get('systems', [])}
     for source, _, system, part, environ, path in _configured(configs, root, project):
+        if path is None and system in without_spack(configs, root):
+            continue  # its software comes from modules or the system
         if path is None:
             problems.append(
                 f'{source}: systems:{system}:partitions:{part}:environs:{environ}: '
@@ -78,6 +80,20 @@ def site_config_problems(configs, root=ENVS_ROOT, project=PROJECT):
                 f'system {system!r} uses this environment'
             )
     return problems, sorted(unconfigured)
+
+
+def without_spack(configs, root=ENVS_ROOT):
+    """The systems of *configs* with no directory under *root* at all: they
+    use no Spack environment (modules, or the system's own packages), which
+    is no error; a system with the directory must have every environment."""
+    return sorted(
+        {
+            s['name']
+            for c in configs.values()
+            for s in c.get('systems', [])
+            if not os.path.isdir(os.path.join(root, s['name']))
+        }
+    )
 
 
 def _environment_definition(config, name, system):

@@ -146,6 +146,8 @@ class VerifiedOutput(rfm.RegressionTestPlugin):
 
     @run_before('performance')
     def _record_verified_figures(self):
+        if self.is_dry_run():
+            return  # nothing ran: no output to verify (reframe --dry-run)
         figures = _figures(self, sn.evaluate(self.verified_result()))
         self.perf_variables = {
             name: sn.make_performance_function(sn.defer(value), unit)
