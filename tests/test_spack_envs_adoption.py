@@ -12,6 +12,7 @@ import subprocess
 from conftest import PROJECT
 from rfm import tool
 
+from clusterbench.cli import spackenvs
 from clusterbench.site import sitefacts, spackenv, spackskeleton
 
 ENVS = os.path.join(PROJECT, 'spack_envs')
@@ -139,7 +140,7 @@ def test_a_lock_stale_against_an_included_external_is_named(tmp_path):
     # The MPICH environment includes the same file; its lock has no Open MPI.
     mpich = spackenv.load(str(root / 'box' / 'compute-gnu-mpich'))
     assert spackenv.lock_problems(mpich) == []
-    assert spackenv.main([str(root)]) == 1
+    assert spackenvs.check(str(root)) == 1
 
 
 def test_a_site_may_size_streams_array(tmp_path):
