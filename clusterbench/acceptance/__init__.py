@@ -11,5 +11,5 @@
 * ``scaling``: speedup and parallel efficiency against the smallest node
   count (:mod:`clusterbench.acceptance.scaling`).
 
-Imports: core, judging, results
+Imports: core, parsers, judging, results
 """

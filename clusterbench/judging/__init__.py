@@ -4,5 +4,5 @@ the verdict of each figure against its reference or baseline and how the
 table of verdicts is shown (view), change points over time (trend), and
 what a run session is asked for (selection).
 
-Imports: core
+Imports: core, parsers
 """

@@ -132,6 +132,13 @@ def _check_tuple(path, node, keys):
         )
     if len(entry) == 4 and not (isinstance(entry[3], str) and entry[3] in KNOWN_UNITS):
         raise ReferenceFileError(f'{where}: unknown unit {entry[3]!r}')
+    # A figure no benchmark declares is never recorded: its reference never
+    # judges anything (a typo, or a unit the check does not record it in).
+    problem = vocabulary.undeclared(
+        str(keys[-1]), entry[3] if len(entry) == 4 else None
+    )
+    if problem:
+        raise ReferenceFileError(f'{where}: {problem}')
 
 
 def _is_number(value):
