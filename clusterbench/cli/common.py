@@ -17,6 +17,13 @@ def show(table, args):
     )
 
 
+def say(lines, args):
+    """Lines beside a table: below it, or on stderr beside CSV/JSON."""
+    out = sys.stdout if args.format == 'table' else sys.stderr
+    for line in lines:
+        print(line, file=out)
+
+
 def references(args):
     """The reference directory of this command, announced as the header line
     of its text output."""

@@ -5,7 +5,8 @@ Each benchmark's parser declares its figures (``DECLARED``); the figures no
 parser records are declared in :mod:`clusterbench.parsers.declarations`.
 """
 
-from clusterbench.core.figures import Catalog
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import Band, Catalog
 from clusterbench.parsers import (
     cgsolver,
     declarations,
@@ -31,3 +32,28 @@ CATALOG = Catalog(
     netpipe.DECLARED,
     declarations.DECLARED,
 )
+
+
+def bands_of(declared, where):
+    """``{figure: Band}`` of a partition's ``portable_bands`` (``{name:
+    [lower, upper]}``), or one line naming *where* and the key at fault."""
+    if not isinstance(declared, dict):
+        raise ClusterbenchError(f'{where}: portable_bands must be a mapping')
+    bands = {}
+    for name, band in declared.items():
+        found = CATALOG.declared(str(name))
+        if found is None or found.band is None:
+            known = ', '.join(sorted(f.name for f in CATALOG.portable()))
+            raise ClusterbenchError(
+                f'{where}: portable_bands: {name!r} is no portable figure ({known})'
+            )
+        try:
+            lower, upper = (float(x) for x in band)
+        except (TypeError, ValueError):
+            lower = upper = None
+        if lower is None or not lower < upper:
+            raise ClusterbenchError(
+                f'{where}: portable_bands: {name}: {band!r} is not [lower, upper]'
+            )
+        bands[name] = Band(lower, upper, f'{where}: portable_bands')
+    return bands

@@ -12,7 +12,14 @@ from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
-from clusterbench.results import confirm, nodelock, reframe_output, runreport
+from clusterbench.results import (
+    confirm,
+    guide,
+    nodelock,
+    portable,
+    reframe_output,
+    runreport,
+)
 from clusterbench.results import session as sessionreport
 
 #: Where ReFrame's results database and perflogs of a session go: its
@@ -213,6 +220,7 @@ def run(
             )
             raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
         figures, failures = runreport.extract(data, report)
+        figures, portable_figures = portable.split(data, report, figures)
         judged = verdict.group(figures, threshold=threshold)
         reports, failed_otherwise = [report], _failed_otherwise(ran, data)
         red = confirm.red_cases(judged, runreport.cases(data, report))
@@ -236,7 +244,7 @@ def run(
     finally:
         if lock:
             lock.release()
-    table = verdict.rows(judged, failures)
+    table = verdict.rows(judged + portable.judge(portable_figures), failures)
     print(f'\nResults: {prefix}\n', file=out)
     print(
         verdictview.render(
@@ -244,6 +252,8 @@ def run(
         ),
         file=out,
     )
+    for line in guide.lines(judged, runreport.cases(data, report), references):
+        print(line, file=out)
     if ran.no_space:
         print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
     details = sessionreport.text(reports, verdictview.terminal_width())
