@@ -24,6 +24,14 @@ from clusterbench.parsers.catalog import CATALOG, bands_of
 from clusterbench.results import runreport
 from clusterbench.results.runreport import Figure
 
+#: A portable figure is one of a problem as large as the benchmark's own
+#: rules ask: HPL's matrix beyond every cache (N >= 8000: 512 MB; HPCC sizes
+#: its DGEMM and STREAM from it), the CG solver's class B or larger (a
+#: 128^3 grid: its matrix alone is 100 MB). A toy problem (a test, a quick
+#: check) yields no portable figure.
+MIN_HPL_N = 8000
+CG_CLASSES = ('B', 'C', 'D')
+
 
 def _key(fig):
     return (fig.test, fig.system, fig.partition, fig.environ, fig.run_index)
@@ -78,6 +86,16 @@ def node_peak(case, declared=0.0):
     )
 
 
+def _sized(case):
+    """A problem large enough for the bands (see MIN_HPL_N, CG_CLASSES)."""
+    problem = case.get('hpl_problem')
+    if isinstance(problem, dict):
+        return isinstance(problem.get('n'), int) and problem['n'] >= MIN_HPL_N
+    if 'problem_class' in case:
+        return case['problem_class'] in CG_CLASSES
+    return True
+
+
 def _hpcc_figures(values, case, node):
     out = {}
     if node is not None and 'dgemm_single' in values:
@@ -101,7 +119,7 @@ def _triads(by_case):
     """{(system, partition): (single triad, star triad)} of HPCC's figures, GB/s:
     the medians over the session's HPCC runs."""
     found = {}
-    for key, values in by_case.items():
+    for key, (_, values) in by_case.items():
         if 'stream_single_triad' in values and 'stream_star_triad' in values:
             where = found.setdefault(key[1:3], ([], []))
             where[0].append(values['stream_single_triad'])
@@ -158,17 +176,18 @@ def split(data, path, figures, keep_recorded=False):
     facts = _partition_facts(cases.values(), path)
     by_case, regular, portable = {}, [], []
     for fig in figures:
-        by_case.setdefault(_key(fig), {})[fig.variable] = fig.value
+        case = cases.get(_key(fig))
+        if case is None or not _sized(case):
+            regular.append(fig)
+            continue
+        by_case.setdefault(_key(fig), (case, {}))[1][fig.variable] = fig.value
         band = _band_of(fig.variable, fig.unit, facts.get((fig.system, fig.partition)))
         if band is not None and not fig.has_reference and not keep_recorded:
             portable.append(banded(fig, band))
         else:
             regular.append(fig)
     triads = _triads(by_case)
-    for key, values in by_case.items():
-        case = cases.get(key)
-        if case is None:
-            continue
+    for key, (case, values) in by_case.items():
         declared, _ = facts.get(key[1:3], (0.0, {}))
         node = node_peak(case, declared)
         derived = {
