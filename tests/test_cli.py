@@ -40,14 +40,14 @@ def test_compare_foreign_json(tmp_path):
 def test_references_check_names_the_bad_file(tmp_path):
     (tmp_path / 's').mkdir()
     (tmp_path / 's' / 'a.yaml').write_text(
-        "T:\n  's:p':\n    x: [1, -0.1, 0.1, 'GB/s']\n"
+        "T:\n  's:p':\n    bandwidth: [1, -0.1, 0.1, 'GB/s']\n"
     )
     (tmp_path / 's' / 'b.yaml').write_text(
-        "T:\n  's:p':\n    x: [one, -0.1, 0.1, 'GB/s']\n"
+        "T:\n  's:p':\n    bandwidth: [one, -0.1, 0.1, 'GB/s']\n"
     )
     result = clusterbench('references', 'check', str(tmp_path))
     one_line_error(
-        result, f'{tmp_path}/s/b.yaml:3: T > s:p > x', "'one' is not a number"
+        result, f'{tmp_path}/s/b.yaml:3: T > s:p > bandwidth', "'one' is not a number"
     )
 
 
