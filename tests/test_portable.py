@@ -254,3 +254,14 @@ def test_the_portable_figures_page_lists_every_band():
     for figure in CATALOG.portable():
         row = f'| `{figure.name}` | {figure.band.lower:g} .. {figure.band.upper:g} % |'
         assert row in page, row
+
+
+def test_a_directory_without_any_reference_says_how_to_make_them(tmp_path):
+    data = load(EMERALD_RAPIDS)
+    figures, _ = runreport.extract(data, 'r')
+    judged = verdict.group(figures)
+    lines = guide.lines(judged, runreport.cases(data), str(tmp_path))
+    assert lines == [
+        f'no references for Intel-6-207 in {tmp_path}: make them with: '
+        'clusterbench baseline --system local'
+    ]
