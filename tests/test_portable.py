@@ -209,20 +209,22 @@ def test_portable_rows_are_no_inconclusive_inside_a_wide_band(fixtures_dir):
 
 
 def test_compare_judges_portable_figures_and_exits_on_a_named_fault():
-    done = clusterbench(
+    args = (
         'compare',
         os.path.join(EMERALD_RAPIDS, 'report.json'),
         '--references',
         os.path.join(PROJECT, 'reference_data'),
-        '--format',
-        'csv',
     )
+    done = clusterbench(*args, '--format', 'csv')
     assert done.returncode == 1, done.stderr
     rows = [line.split(',') for line in done.stdout.splitlines()]
     worse = {row[3] for row in rows if row[-1] == verdict.WORSE}
     assert worse == {'dgemm_peak_efficiency', 'hpl_peak_efficiency'}
-    # The guidance goes beside CSV, on stderr: one line, then context.
-    lines = done.stderr.splitlines()
+    assert 'no references' not in done.stdout + done.stderr  # the table alone
+    # Below the table for a person: one line, then a few of context.
+    done = clusterbench(*args)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
     (line,) = [ln for ln in lines if ln.startswith('no references for')]
     assert line == (
         f'no references for Intel-6-207 in {os.path.join(PROJECT, "reference_data")}'
@@ -231,7 +233,12 @@ def test_compare_judges_portable_figures_and_exits_on_a_named_fault():
     )
     context = lines[lines.index(line) + 1 :]
     assert context[0].startswith('context, not a verdict')
-    assert len(context) <= 4 and 'HPCCCheck' in context[1]
+    assert [ln.split()[0] for ln in context[1:4]] == [
+        'HPCCCheck',
+        'CGSolverCheck',
+        'NetPIPECheck',
+    ]
+    assert context[4] == ''  # and no more
 
 
 def test_guidance_only_where_no_figure_found_a_reference():

@@ -18,10 +18,10 @@ def show(table, args):
 
 
 def say(lines, args):
-    """Lines beside a table: below it, or on stderr beside CSV/JSON."""
-    out = sys.stdout if args.format == 'table' else sys.stderr
-    for line in lines:
-        print(line, file=out)
+    """Lines for a person below the table (CSV and JSON stay the table alone)."""
+    if args.format == 'table':
+        for line in lines:
+            print(line)
 
 
 def references(args):

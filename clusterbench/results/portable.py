@@ -86,13 +86,15 @@ def node_peak(case, declared=0.0):
     )
 
 
-def _sized(case):
-    """A problem large enough for the bands (see MIN_HPL_N, CG_CLASSES)."""
-    problem = case.get('hpl_problem')
-    if isinstance(problem, dict):
-        return isinstance(problem.get('n'), int) and problem['n'] >= MIN_HPL_N
-    if 'problem_class' in case:
-        return case['problem_class'] in CG_CLASSES
+def _sized(case, names):
+    """A problem large enough for the bands (see MIN_HPL_N, CG_CLASSES);
+    *names*: the figures of the case (HPL's rate, the CG solver's count)."""
+    if hpl.HPL.name in names:
+        problem = case.get('hpl_problem')
+        n = problem.get('n') if isinstance(problem, dict) else None
+        return isinstance(n, int) and n >= MIN_HPL_N
+    if 'iterations' in names:
+        return case.get('problem_class') in CG_CLASSES
     return True
 
 
@@ -174,10 +176,13 @@ def split(data, path, figures, keep_recorded=False):
         _case_key(c): c for c in runreport.cases(data, path) if not c.get('fixture')
     }
     facts = _partition_facts(cases.values(), path)
+    names = {}
+    for fig in figures:
+        names.setdefault(_key(fig), set()).add(fig.variable)
     by_case, regular, portable = {}, [], []
     for fig in figures:
         case = cases.get(_key(fig))
-        if case is None or not _sized(case):
+        if case is None or not _sized(case, names[_key(fig)]):
             regular.append(fig)
             continue
         by_case.setdefault(_key(fig), (case, {}))[1][fig.variable] = fig.value
