@@ -13,6 +13,7 @@ import glob
 import os
 import statistics
 
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import lookup as reflookup
@@ -25,14 +26,20 @@ BASELINE = 'clusterbench baseline --system {system}'
 def known_kinds(directory, system):
     """{cpu_kind: [(test, keys, subtree), ...]} of the references of *system*."""
     kinds = {}
-    try:
-        folder = refdir.system_directory(directory, system)
-    except Exception:  # noqa: BLE001 - no directory for it: nothing known
-        return kinds
-    for path in sorted(glob.glob(os.path.join(folder, '*.yaml'))):
+    for path in _files(directory, system):
         for test, keys, kind, subtree in refdata.kind_entries(path):
             kinds.setdefault(str(kind), []).append((test, keys, subtree))
     return kinds
+
+
+def _files(directory, system):
+    """The reference files of *system* under *directory* (none for a name
+    that is no system's)."""
+    try:
+        folder = refdir.system_directory(directory, system)
+    except ClusterbenchError:
+        return []
+    return sorted(glob.glob(os.path.join(folder, '*.yaml')))
 
 
 def _parts(kind):
@@ -91,11 +98,7 @@ def _reference(case, entries, variable, index_of):
 
 def _indexes(directory, system):
     found = {}
-    try:
-        folder = refdir.system_directory(directory, system)
-    except Exception:  # noqa: BLE001
-        return found
-    for path in sorted(glob.glob(os.path.join(folder, '*.yaml'))):
+    for path in _files(directory, system):
         for test, body in (reflookup.load_file(path) or {}).items():
             if isinstance(body, dict) and body.get('$index'):
                 found[test] = list(body['$index'])
