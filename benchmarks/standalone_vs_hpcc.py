@@ -86,7 +86,7 @@ def hpcc_round(workdir, tag, opts, common):
     found = session(workdir, tag, opts.environ, common, ['reframe_checks/hpcc.py'])
     hpcc = found['HPCCCheck']
     return {
-        'hpcc_single_triad': hpcc['stream_single_triad'] * 1000.0,  # GB/s -> MB/s
+        'hpcc_single_triad': hpcc['stream_single_triad'],
         'dgemm_all_ranks': hpcc['dgemm_star'] * hpcc['num_tasks'],
         'hpcc_hpl': hpcc['hpl'],
     }

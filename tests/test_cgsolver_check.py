@@ -33,7 +33,7 @@ def test_every_combination_builds_runs_and_verifies(class_s_run):
     for case in cases:
         assert case['fail_phase'] in (None, 'performance'), case['fail_reason']
         values = {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
-        assert set(values) == {name for name, _, _ in cgsolver.FIGURES.values()}
+        assert set(values) == {f.name for f, _ in cgsolver.FIGURES.values()}
         assert values['time'] > 0 and values['gflops'] > 0
 
 

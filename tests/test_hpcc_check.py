@@ -90,7 +90,7 @@ def test_plain_reframe_and_compare_agree_on_verdicts(judged_run):
     # Every HPCC figure and the HPL/DGEMM efficiency, plus energy figures
     # where the node exposes them (none of them has a reference here).
     assert set(verdicts) - set(ENERGY) == {
-        *(name for name, _, _ in hpcc.FIGURES.values()),
+        *(figure.name for figure, _ in hpcc.FIGURES.values()),
         'hpl_dgemm_efficiency',
     }
     unreferenced = len(verdicts) - 2

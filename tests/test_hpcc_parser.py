@@ -28,7 +28,7 @@ def test_every_recorded_output_verifies_and_yields_all_figures(outputs):
         procs, n, hpl = QUIET[name]
         summary = hpcc.verify(text, name, nprocs=procs, n=n)
         figs = hpcc.figures(summary, name)
-        assert set(figs) == {f[0] for f in hpcc.FIGURES.values()} | {
+        assert set(figs) == {f.name for f, _ in hpcc.FIGURES.values()} | {
             'hpl_dgemm_efficiency'
         }
         assert all(value > 0 for value, _ in figs.values()), name

@@ -20,7 +20,7 @@ HPCCCheck:
         mpifft: ['$xfail', 'known slow FFT', [8.0, -0.2, 0.2, 'GFlop/s']]
 PlainCheck:
   'box:cpu':
-    bw: [12, -0.05, 0.05, 'GB/s']
+    bandwidth: [12, -0.05, 0.05, 'GB/s']
 """
 
 
@@ -68,6 +68,20 @@ def test_good_file_counts_figures(tmp_path):
             r"refs.yaml:6: .*unknown unit 'furlongs'",
         ),
         (
+            # A figure no benchmark declares is never recorded: a typo.
+            'hpl: [90.0',
+            'hlp: [90.0',
+            r"refs.yaml:6: HPCCCheck > .* > hlp: figure 'hlp' is declared by no "
+            r'benchmark',
+        ),
+        (
+            # Declared, but recorded in another unit: it would never match.
+            "[90.0, -0.1, 0.1, 'GFlop/s']",
+            "[90.0, -0.1, 0.1, 'MFlop/s']",
+            r"refs.yaml:6: .* > hpl: unit 'MFlop/s' of 'hpl': it is declared in "
+            r"'GFlop/s'",
+        ),
+        (
             "[90.0, -0.1, 0.1, 'GFlop/s']",
             '[90.0, -0.1]',
             r'refs.yaml:6: .*expected \[reference, lower, upper, unit\]',
@@ -83,12 +97,12 @@ def test_good_file_counts_figures(tmp_path):
             r'refs.yaml:2: HPCCCheck > \$index: \$index must list',
         ),
         (
-            "bw: [12, -0.05, 0.05, 'GB/s']",
-            "bw: [12, -0.05, 0.05, 'GB/s'",
+            "bandwidth: [12, -0.05, 0.05, 'GB/s']",
+            "bandwidth: [12, -0.05, 0.05, 'GB/s'",
             r'refs.yaml:11: YAML error: while parsing a flow sequence: .* \(line 12\)',
         ),
         (
-            "    bw: [12, -0.05, 0.05, 'GB/s']",
+            "    bandwidth: [12, -0.05, 0.05, 'GB/s']",
             '    - 12',
             r'refs.yaml:11: PlainCheck > box:cpu: expected a mapping of figures',
         ),

@@ -11,6 +11,7 @@ from rfm import clusterbench
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, verdict
+from clusterbench.parsers import stream
 from clusterbench.references import update as refupdate
 from clusterbench.references import validate as refdata
 from clusterbench.results import samples
@@ -54,7 +55,7 @@ def report(tmp_path, name, *runs, uuid='s1'):
 def test_median_and_tolerance_from_spread(tmp_path):
     values = [100, 102, 98, 101, 99]
     path = report(
-        tmp_path, 'r.json', *[[case('T', {'bw': v}, ranks='2')] for v in values]
+        tmp_path, 'r.json', *[[case('T', {'bandwidth': v}, ranks='2')] for v in values]
     )
     (prop,) = refupdate.propose(samples.collect([path]), floor=0.05, k=3)
     assert prop.reference == 100
@@ -78,9 +79,9 @@ def test_unverified_cases_are_never_samples(tmp_path):
         tmp_path,
         'r.json',
         [
-            case('T', {'bw': 100}),
-            case('T', {'bw': 1}, result='fail', phase='sanity'),
-            case('T', {'bw': 120}, result='fail', phase='performance'),
+            case('T', {'bandwidth': 100}),
+            case('T', {'bandwidth': 1}, result='fail', phase='sanity'),
+            case('T', {'bandwidth': 120}, result='fail', phase='performance'),
         ],
     )
     (group,) = samples.collect([path])
@@ -109,13 +110,16 @@ def test_empty_or_foreign_report_changes_nothing(tmp_path):
 
 def test_dry_run_then_write_then_update_keeps_history(tmp_path):
     refs = tmp_path / 'refs'
-    first = report(tmp_path, 'a.json', [case('T', {'bw': 10.0, 'lat': 2.0})])
+    first = report(
+        tmp_path, 'a.json', [case('T', {'bandwidth': 10.0, 'hpcg_bandwidth': 2.0})]
+    )
     dry = clusterbench(
         'references', 'update', '--from', first, '--directory', str(refs)
     )
     assert dry.returncode == 0, dry.stderr
     assert (
-        '+ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s ±3%' in dry.stdout
+        '+ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: 10 GB/s ±3%'
+        in dry.stdout
     )
     assert 'dry run' in dry.stdout and not refs.exists()
 
@@ -124,35 +128,35 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
     )
     assert wrote.returncode == 0, wrote.stderr
     assert refdata.check_file(str(refs / 'local' / 'x.yaml')) == {'T': 2}
-    second = report(tmp_path, 'b.json', [case('T', {'bw': 20.0})], uuid='s2')
+    second = report(tmp_path, 'b.json', [case('T', {'bandwidth': 20.0})], uuid='s2')
     again = clusterbench(
         'references', 'update', '--from', second, '--directory', str(refs), '--write'
     )
     assert (
-        '~ T > local:default > gnu-openmpi > AMD EPYC > bw: 10 GB/s -3%/+3% -> 20'
-        in again.stdout
+        '~ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: '
+        '10 GB/s -3%/+3% -> 20' in again.stdout
     )
     data = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())
     leaf = data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert leaf == {
-        'bw': [20.0, -0.03, 0.03, 'GB/s'],
-        'lat': [2.0, -0.03, 0.03, 'GB/s'],
+        'bandwidth': [20.0, -0.03, 0.03, 'GB/s'],
+        'hpcg_bandwidth': [2.0, -0.03, 0.03, 'GB/s'],
     }
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
     entry = prov['T']['local:default/gnu-openmpi/AMD EPYC']
     assert entry['sessions'] == ['s2']
     assert entry['reports'] == ['b.json']  # never an absolute path
     assert entry['history'][0]['sessions'] == ['s1']
-    assert entry['history'][0]['figures']['bw']['values'] == [10.0]
+    assert entry['history'][0]['figures']['bandwidth']['values'] == [10.0]
 
 
 def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
     refs = str(tmp_path / 'refs')
+    # Eight declared figures, one per writer.
+    names = [f'stream_{w}_{k}' for w in ('star', 'single') for k in stream.KERNELS]
     paths = [
-        report(
-            tmp_path, f'r{i}.json', [case('T', {f'v{i}': float(i + 1)})], uuid=f's{i}'
-        )
-        for i in range(8)
+        report(tmp_path, f'r{i}.json', [case('T', {name: float(i + 1)})], uuid=f's{i}')
+        for i, name in enumerate(names)
     ]
     props = [refupdate.propose(samples.collect([p])) for p in paths]
     threads = [
@@ -171,7 +175,7 @@ def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
 def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
     # Keys are written with the types the test attributes have, so that
     # ReFrame's $index lookup (int 7 vs '7') finds them.
-    c = case('T', {'bw': 1.0}, stencil=7, ranks='1')
+    c = case('T', {'bandwidth': 1.0}, stencil=7, ranks='1')
     path = report(tmp_path, 'r.json', [copy.deepcopy(c)])
     refupdate.write(refupdate.propose(samples.collect([path])), str(tmp_path), [path])
     data = yaml.safe_load((tmp_path / 'local' / 'x.yaml').read_text())
@@ -182,12 +186,12 @@ def test_references_round_trip_through_reframe_lookup_keys(tmp_path):
 def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
     # What plain ReFrame does with these bands is what clusterbench does: a
     # faster figure passes both, a slower one fails both.
-    fast = case('T', {'bw': 10.0, 'time': 2.0, 'iterations': 7.0})
+    fast = case('T', {'bandwidth': 10.0, 'time': 2.0, 'iterations': 7.0})
     for key in list(fast['perfvalues']):
         if key.endswith(':time'):
             fast['perfvalues'][key][4] = 's'
         if key.endswith(':iterations'):
-            fast['perfvalues'][key][4] = ''
+            fast['perfvalues'][key][4] = 'iterations'
     path = report(tmp_path, 'a.json', [fast])
     refs = tmp_path / 'refs'
     wrote = clusterbench(
@@ -201,14 +205,14 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
         '--write',
     )
     assert wrote.returncode == 0, wrote.stderr
-    assert '> bw: 10 GB/s -3%/+∞' in wrote.stdout
+    assert '> bandwidth: 10 GB/s -3%/+∞' in wrote.stdout
     assert '> time: 2 s -∞/+3%' in wrote.stdout
     leaf = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())['T']['local:default']
     leaf = leaf['gnu-openmpi']['AMD EPYC']
-    assert leaf['bw'] == [10.0, -0.03, None, 'GB/s']
+    assert leaf['bandwidth'] == [10.0, -0.03, None, 'GB/s']
     assert leaf['time'] == [2.0, None, 0.03, 's']
     # No better direction: both sides stay bounded.
-    assert leaf['iterations'] == [7.0, -0.03, 0.03, '']
+    assert leaf['iterations'] == [7.0, -0.03, 0.03, 'iterations']
     assert refdata.check_file(str(refs / 'local' / 'x.yaml')) == {'T': 3}
 
     def judged(name, value, unit):
@@ -219,8 +223,8 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
         low, high = verdict.bounds(ref, lower, upper)  # ReFrame's own range
         return verdict.judge(figure), low <= value <= high
 
-    assert judged('bw', 100.0, 'GB/s') == (verdict.PASS, True)
-    assert judged('bw', 9.0, 'GB/s') == (verdict.SLOWER, False)
+    assert judged('bandwidth', 100.0, 'GB/s') == (verdict.PASS, True)
+    assert judged('bandwidth', 9.0, 'GB/s') == (verdict.SLOWER, False)
     assert judged('time', 0.1, 's') == (verdict.PASS, True)
     assert judged('time', 2.2, 's') == (verdict.SLOWER, False)
 
@@ -228,12 +232,14 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
 def test_update_writes_only_into_the_directories_of_the_reports_systems(tmp_path):
     refs = tmp_path / 'refs'
     (refs / 'other').mkdir(parents=True)
-    untouched = "T:\n  'other:p':\n    bw: [5.0, -0.1, 0.1, GB/s]\n"
+    untouched = "T:\n  'other:p':\n    bandwidth: [5.0, -0.1, 0.1, GB/s]\n"
     (refs / 'other' / 'x.yaml').write_text(untouched)
-    on_box = case('T', {'bw': 30.0})
+    on_box = case('T', {'bandwidth': 30.0})
     on_box['system'] = 'box'
-    on_box['perfvalues'] = {'box:default:bw': [30.0, 0, None, None, 'GB/s', 'pass']}
-    path = report(tmp_path, 'r.json', [case('T', {'bw': 10.0}), on_box])
+    on_box['perfvalues'] = {
+        'box:default:bandwidth': [30.0, 0, None, None, 'GB/s', 'pass']
+    }
+    path = report(tmp_path, 'r.json', [case('T', {'bandwidth': 10.0}), on_box])
     wrote = clusterbench(
         'references', 'update', '--from', path, '--directory', str(refs), '--write'
     )
@@ -245,7 +251,7 @@ def test_update_writes_only_into_the_directories_of_the_reports_systems(tmp_path
     box = yaml.safe_load((refs / 'box' / 'x.yaml').read_text())['T']
     assert list(local) == ['$index', 'local:default']
     assert list(box) == ['$index', 'box:default']
-    assert box['box:default']['gnu-openmpi']['AMD EPYC']['bw'][0] == 30.0
+    assert box['box:default']['gnu-openmpi']['AMD EPYC']['bandwidth'][0] == 30.0
     prov = yaml.safe_load((refs / 'box' / 'provenance' / 'x.yaml').read_text())
     assert list(prov['T']) == ['box:default/gnu-openmpi/AMD EPYC']
     # A system none of the reports ran on is left as it was, no file added.
@@ -256,7 +262,7 @@ def test_update_writes_only_into_the_directories_of_the_reports_systems(tmp_path
 
 
 def test_a_system_name_that_leads_out_of_the_root_is_refused(tmp_path):
-    bad = case('T', {'bw': 1.0})
+    bad = case('T', {'bandwidth': 1.0})
     bad['system'] = '../outside'
     path = report(tmp_path, 'r.json', [bad])
     result = clusterbench(
@@ -289,7 +295,7 @@ def sessions_of(tmp_path, variable, per_session, unit='GB/s'):
 def test_the_tolerance_is_the_spread_between_sessions_not_of_reruns(tmp_path):
     # Reruns inside a session agree to 0.2 %; the sessions differ by 17 %.
     per_session = [[100.0, 100.2, 99.9], [112.0, 112.1, 111.8], [95.0, 95.1, 95.2]]
-    paths = sessions_of(tmp_path, 'bw', per_session)
+    paths = sessions_of(tmp_path, 'bandwidth', per_session)
     (prop,) = refupdate.propose(samples.collect(paths), floor=0.03, k=3)
     medians = [100.0, 112.0, 95.1]
     assert prop.reference == 100.0  # the median of the sessions' medians
@@ -306,7 +312,7 @@ def test_the_tolerance_is_the_spread_between_sessions_not_of_reruns(tmp_path):
 
 def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
     # NetPIPE's intra-node peak: 4.1 GB/s in two sessions, 20.9 in the third.
-    paths = sessions_of(tmp_path, 'bw', [[4.1, 4.1], [4.08, 4.12], [20.9, 20.7]])
+    paths = sessions_of(tmp_path, 'bandwidth', [[4.1, 4.1], [4.08, 4.12], [20.9, 20.7]])
     (prop,) = refupdate.propose(samples.collect(paths), floor=0.03, k=3)
     assert prop.reference == 4.1
     low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
@@ -315,10 +321,12 @@ def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
     # a run in the low mode 12 % under the reference is INCONCLUSIVE.
     for value, expected in ((20.8, verdict.PASS), (4.1, verdict.PASS)):
         fig = Figure(
-            'T', 'l', 'd', 'e', 'bw', value, 'GB/s', 4.1, *prop.entry[1:3], None
+            'T', 'l', 'd', 'e', 'bandwidth', value, 'GB/s', 4.1, *prop.entry[1:3], None
         )
         assert verdict.group([fig])[0].verdict == expected
-    fig = Figure('T', 'l', 'd', 'e', 'bw', 3.6, 'GB/s', 4.1, *prop.entry[1:3], None)
+    fig = Figure(
+        'T', 'l', 'd', 'e', 'bandwidth', 3.6, 'GB/s', 4.1, *prop.entry[1:3], None
+    )
     assert verdict.group([fig])[0].verdict.startswith('INCONCLUSIVE (-12 % inside')
     # Two sessions: the centre is between the modes, half the range reaches both.
     (two,) = refupdate.propose(samples.collect(paths[1:]), floor=0.03, k=3)
@@ -364,7 +372,7 @@ def test_a_share_near_zero_gets_an_absolute_floor(tmp_path):
 
 def test_update_names_sessions_and_warns_below_three(tmp_path):
     refs = tmp_path / 'refs'
-    paths = sessions_of(tmp_path, 'bw', [[10.0, 10.1], [10.2], [10.1]])
+    paths = sessions_of(tmp_path, 'bandwidth', [[10.0, 10.1], [10.2], [10.1]])
     two = clusterbench(
         'references', 'update', '--directory', str(refs), '--from', *paths[:2]
     )
@@ -381,13 +389,13 @@ def test_update_names_sessions_and_warns_below_three(tmp_path):
     assert '(n=4 in 3 sessions, spread' in three.stdout
     assert 'warning' not in three.stdout
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
-    figure = prov['T']['local:default/gnu-openmpi/AMD EPYC']['figures']['bw']
+    figure = prov['T']['local:default/gnu-openmpi/AMD EPYC']['figures']['bandwidth']
     assert figure['sessions'] == 3
     assert sorted(figure['session_medians']) == [10.05, 10.1, 10.2]
 
 
 def test_one_sided_and_k_and_floor_apply_to_the_session_rule(tmp_path):
-    paths = sessions_of(tmp_path, 'bw', [[100.0], [104.0], [98.0]])
+    paths = sessions_of(tmp_path, 'bandwidth', [[100.0], [104.0], [98.0]])
     groups = samples.collect(paths)
     (prop,) = refupdate.propose(groups, floor=0.03, k=1, one_sided=True)
     # reach to 104 (+4 %) plus the 3 % floor; k x spread (2.97 %) is less.

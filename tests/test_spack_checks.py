@@ -157,9 +157,12 @@ def test_stream_through_the_spack_path_verifies_and_keeps_the_lock(stub_run):
     assert case['result'] == 'pass', case['fail_reason']
     with open(fixture) as f:
         expected = stream.verify(f.read())
-    # MB/s, as STREAM prints them.
+    # GB/s, as every STREAM figure of the suite (STREAM prints MB/s).
     values = {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
-    assert values == pytest.approx({f'stream_{k}': expected[k] for k in stream.KERNELS})
+    assert values == pytest.approx(
+        {f'stream_{k}': expected[k] / 1000 for k in stream.KERNELS}
+    )
+    assert {v[4] for v in case['perfvalues'].values()} == {'GB/s'}
     # ReFrame keeps the files beside the outputs (by their base names).
     kept = case['outputdir']
     committed = os.path.join(spackenv.ENVS_ROOT, 'local', 'default-gnu-openmpi')

@@ -4,6 +4,7 @@ import json
 import re
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.parsers import declarations
 
 _FABRIC_JSON = re.compile(r'^FABRIC_JSON: (\{.*\})\s*$', re.M)
 _FABRIC_DONE = re.compile(r'^FABRIC (COMPLETE|INCOMPLETE)\s*$', re.M)
@@ -27,14 +28,8 @@ MATRICES = (
     'msgrate_iterations',
 )
 
-#: nodeprobe's figures: JSON key -> (figure name, unit).
-PROBE_FIGURES = {
-    'stream_copy_gbs': ('stream_copy', 'GB/s'),
-    'stream_scale_gbs': ('stream_scale', 'GB/s'),
-    'stream_add_gbs': ('stream_add', 'GB/s'),
-    'stream_triad_gbs': ('stream_triad', 'GB/s'),
-    'dgemm_gflops': ('dgemm', 'GFlop/s'),
-}
+#: nodeprobe's figures: JSON key -> (declaration, scale).
+PROBE_FIGURES = declarations.NODEPROBE
 
 
 class OutputError(ClusterbenchError):

@@ -24,9 +24,22 @@ from dataclasses import dataclass, field
 
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import HIGHER, LOWER, Figure
 
 MiB = 1 << 20
 KiB = 1 << 10
+
+#: The figures read from a curve (OSU, IMB, NetPIPE), declared once. A
+#: benchmark names its own with a prefix (``pingpong_latency_8B``).
+LATENCY_AT = Figure('<prefix>latency_<size>', 'us', LOWER)
+#: A sweep of one size (barriers).
+LATENCY = Figure('<prefix>latency', 'us', LOWER)
+BANDWIDTH_AT = Figure('<prefix>bandwidth_<size>', 'MB/s', HIGHER)
+BANDWIDTH_PEAK = Figure('<prefix>bandwidth_peak', 'MB/s', HIGHER)
+#: The message size that reaches half the peak bandwidth.
+N_HALF = Figure('<prefix>n_half', 'B', LOWER)
+MESSAGE_RATE_AT = Figure('<prefix>message_rate_<size>', 'msg/s', HIGHER)
+DECLARED = (LATENCY_AT, LATENCY, BANDWIDTH_AT, BANDWIDTH_PEAK, N_HALF, MESSAGE_RATE_AT)
 
 #: Sizes at which collectives' latency is recorded.
 COLLECTIVE_SIZES = (8, KiB, MiB)
@@ -204,7 +217,7 @@ def bandwidth_figures(curve, column, prefix='', at=(MiB,)):
     out[f'{prefix}bandwidth_peak'] = (top, unit)
     n_half = half_peak_size(curve.sizes, values)
     if n_half is not None:
-        out[f'{prefix}n_half'] = (n_half, 'B')
+        out[f'{prefix}n_half'] = (n_half, N_HALF.unit)
     return out
 
 
@@ -218,7 +231,10 @@ def rate_figures(curve, column=None, bandwidth=None, prefix='', sizes=(1, 8)):
             bw = curve.at(bandwidth, size)
             value = None if bw is None else message_rate(size, bw)
         if value is not None:
-            out[f'{prefix}message_rate_{size_label(size)}'] = (value, 'msg/s')
+            out[f'{prefix}message_rate_{size_label(size)}'] = (
+                value,
+                MESSAGE_RATE_AT.unit,
+            )
     return out
 
 

@@ -87,8 +87,8 @@ class NodeProbeBase(
 
     def output_figures(self, result):
         return {
-            name: (result[key], unit)
-            for key, (name, unit) in outputs.PROBE_FIGURES.items()
+            figure.name: (result[key] * scale, figure.unit)
+            for key, (figure, scale) in outputs.PROBE_FIGURES.items()
         }
 
 

@@ -41,6 +41,7 @@ from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
+from clusterbench.parsers import declarations
 from clusterbench.site import stacknames
 
 CURVE_FILE = 'curve_{}.csv'
@@ -211,7 +212,10 @@ class CommBase(
         """Add ``name``: *measured* MB/s as % of the declared peak, if any."""
         if self.link_peak and measured is not None:
             theoretical = self.link_peak['peak_mbs'] * (2 if bidirectional else 1)
-            figures[name] = (100.0 * measured / theoretical, '%')
+            figures[name] = (
+                100.0 * measured / theoretical,
+                declarations.LINK_EFFICIENCY.unit,
+            )
 
     # -- recording -------------------------------------------------------
 

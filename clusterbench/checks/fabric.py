@@ -27,6 +27,7 @@ from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.shell import quote, quote_all
+from clusterbench.parsers import declarations
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
 LINK_SPEC = (
@@ -141,17 +142,8 @@ def _aggregate(result, name):
     }[name]()
 
 
-#: Figures of a fabric run: name -> unit.
-FIGURES = {
-    'latency': 'us',
-    'latency_worst': 'us',
-    'bandwidth': 'MB/s',
-    'bandwidth_worst': 'MB/s',
-    'msgrate': 'Mmsg/s',
-    'msgrate_worst': 'Mmsg/s',
-    'stalls_worst': '%',
-    'wall': 's',
-}
+#: Figures of a fabric run (declared in clusterbench.parsers.declarations).
+FIGURES = declarations.FABRIC
 
 
 class FabricBase(
@@ -239,5 +231,6 @@ class FabricBase(
         }
         self.fabric_result.update({k: result[k] for k in outputs.MATRICES})
         return {
-            name: (_aggregate(result, name), unit) for name, unit in FIGURES.items()
+            figure.name: (_aggregate(result, figure.name), figure.unit)
+            for figure in FIGURES
         }

@@ -14,7 +14,7 @@ from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReference
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
-from clusterbench.parsers import hpcc
+from clusterbench.parsers import declarations, hpcc
 
 OUTPUT_FILE = 'hpccoutf.txt'
 # The shell's "command not found", which the job script's own test returns.
@@ -109,6 +109,6 @@ class HPCCBase(
             slowest = figures['pingpong_bandwidth_min'][0]
             figures['pingpong_link_efficiency'] = (
                 100.0 * slowest * 1000.0 / self.link_peak['peak_mbs'],
-                '%',
+                declarations.LINK_EFFICIENCY.unit,
             )
         return figures

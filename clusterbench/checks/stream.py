@@ -174,7 +174,3 @@ class StreamBase(
 
     def output_expected(self):
         return {'threads': self.threads}
-
-    def output_figures(self, result):
-        # MB/s (10^6 bytes per second), as STREAM defines and prints them.
-        return stream.figures(result, unit='MB/s')

@@ -64,6 +64,13 @@ def show(table, args):
     )
 
 
+def say(lines, args):
+    """Lines for a person below the table (CSV and JSON stay the table alone)."""
+    if args.format == 'table':
+        for line in lines:
+            print(line)
+
+
 def references(args):
     """The reference directory of this command, announced as the header line
     of its text output."""

@@ -7,35 +7,41 @@ from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 from clusterbench.references import lookup as reflookup
-from clusterbench.results import history, runreport
+from clusterbench.results import guide, history, portable, runreport
 from clusterbench.results import session as sessionreport
 
 
-def _load_all(paths, references=None):
-    figures, failures = [], []
+def _load_all(paths, references=None, keep_recorded=False):
+    """(figures, failures, portable figures, test cases) of the reports."""
+    figures, failures, derived, cases = [], [], [], []
     for path in paths:
         data = runreport.load(path)
         runreport.require_cases(data, path)
         if references:
             reflookup.rejudge(data, references)
         figs, fails = runreport.extract(data, path)
+        figs, more = portable.split(data, path, figs, keep_recorded)
         figures += figs
         failures += fails
-    return figures, failures
+        derived += more
+        cases += [c for c in runreport.cases(data, path) if not c.get('fixture')]
+    return figures, failures, derived, cases
 
 
 def run(args):
     references = refdir.chosen(args.references)
-    figures, failures = _load_all(args.reports, references)
+    against = bool(args.against or args.history)
+    figures, failures, derived, cases = _load_all(args.reports, references, against)
     baseline = None
     if args.against:
-        baseline, _ = _load_all(args.against, references)
+        baseline = _load_all(args.against, references, against)[0]
     elif args.history:
         baseline = history.figures(args.history, args.config)
     judged = verdict.group(
         figures, baseline, tolerance=args.tolerance, threshold=args.threshold
     )
-    table = verdict.rows(judged, failures)
+    table = verdict.rows(judged + portable.judge(derived), failures)
+    notes = [] if against else guide.lines(judged, cases, references)
     details = ''
     if args.format == 'table':
         details = sessionreport.text(args.reports, verdictview.terminal_width())
@@ -45,6 +51,7 @@ def run(args):
     with reader_may_leave():
         common.announce_beside(args, references)
         common.show(table, args)
+        common.say(notes, args)
         if details:
             print(f'\n{details}')
     return code

@@ -10,11 +10,13 @@ from clusterbench.results import replay
 
 def run(args):
     directory = refdir.resolve(args.references)
-    table = replay.replay(args.path, directory, args.threshold)
+    notes = []
+    table = replay.replay(args.path, directory, args.threshold, notes)
     code = verdict.exit_code(table, args.strict)  # whether or not all is read
     with reader_may_leave():
         common.announce_beside(args, directory)
         common.show(table, args)
+        common.say(notes, args)
     return code
 
 

@@ -2,5 +2,6 @@
 to run a command (errors), where the checks, site configs and references
 in use are (paths), and the one validator of the names that reach a job or
 build script: modules, partitions, environments, features, launcher options
-(scriptnames), and the one CSV writer of every output file (csvfile).
+(scriptnames), the one CSV writer of every output file (csvfile), and what
+a figure's declaration is, with the closed set of units (figures).
 """

@@ -1,81 +1,59 @@
 """The figure vocabulary: for every figure the checks record, which way is better.
 
-Declared once here and used by verdicts (``SLOWER`` / ``WORSE`` / ``FASTER``),
-reference updates (``--one-sided`` bands), the HTML report (best
-configuration) and acceptance (robust direction). The unit decides for speeds:
-a rate (``.../s``) is better higher, a time better lower. Figures whose unit
-does not say (efficiencies, shares, energy, sizes) are named below. A figure
-with neither (an iteration count) is no figure of merit: it has no direction,
-and a change in either direction beyond its tolerance stays ``FLAGGED``.
+Answered from the one catalog of figure declarations
+(:mod:`clusterbench.parsers.catalog`: each benchmark declares its figures
+beside its parser) and used by verdicts (``SLOWER`` / ``WORSE`` /
+``FASTER``), reference updates (``--one-sided`` bands), the HTML report (best
+configuration) and acceptance (robust direction). A figure no benchmark
+declares (an old report's) falls back to its unit: a rate (``.../s``) is
+better higher, a time better lower. A declared figure with no direction (an
+iteration count) is no figure of merit, and a change in either direction
+beyond its tolerance stays ``FLAGGED``.
 """
 
-HIGHER = 'higher'
-LOWER = 'lower'
+from clusterbench.core import figures
+from clusterbench.parsers.catalog import CATALOG
 
-TIME_UNITS = {'s', 'ms', 'us', 'ns'}
-#: The times a link's latency is given in (a figure in seconds is a run time).
-LATENCY_UNITS = {'ms', 'us', 'ns'}
-BANDWIDTH_UNITS = {'GB/s', 'MB/s', 'Gb/s', 'Mb/s'}
-FLOP_RATE_UNITS = {'TFlop/s', 'GFlop/s', 'MFlop/s', 'Mop/s'}
+HIGHER = figures.HIGHER
+LOWER = figures.LOWER
 
+TIME_UNITS = figures.TIME_UNITS
+LATENCY_UNITS = figures.LATENCY_UNITS
+BANDWIDTH_UNITS = figures.BANDWIDTH_UNITS
+FLOP_RATE_UNITS = figures.FLOP_RATE_UNITS
 #: Every unit a figure may be recorded in: reference files are checked
 #: against this set.
-UNITS = {
-    *FLOP_RATE_UNITS,
-    *BANDWIDTH_UNITS,
-    *TIME_UNITS,
-    'GUP/s',
-    'msg/s',
-    'Mmsg/s',
-    '%',
-    'B',
-    'iterations',
-    'J',
-    'W',
-    '',
-}
-
-#: Figures whose unit does not tell the direction, by name. A name also
-#: matches as the suffix of a prefixed figure (``bidir_n_half``).
-NAMED = {
-    # percentages
-    'hpl_dgemm_efficiency': HIGHER,
-    'pingpong_link_efficiency': HIGHER,
-    'link_efficiency': HIGHER,
-    'link_efficiency_bidir': HIGHER,
-    'mpi_time_share': LOWER,
-    'mpi_share': LOWER,
-    'stalls_worst': LOWER,
-    # energy and power of the same work
-    'energy_j': LOWER,
-    'mean_power_w': LOWER,
-    # the message size that reaches half the peak bandwidth
-    'n_half': LOWER,
-}
-
+UNITS = figures.UNITS
 
 #: Figures that are a share of a whole and live near zero (the share of the
 #: run spent in MPI is ~0.05 % for one rank): a relative tolerance around such
 #: a value is noise around zero. Their references get an absolute floor in
 #: their own unit (SHARE_FLOOR percentage points), and a detection threshold
 #: is measured in points of the whole, not relative to the value.
-SHARES = {'mpi_share', 'mpi_time_share', 'stalls_worst'}
+SHARES = frozenset(f.name for f in CATALOG.figures if f.share)
 #: The smallest band of a share figure, in percentage points.
 SHARE_FLOOR = 1.0
+
+
+def declaration(variable, unit=None):
+    """The declaration of a figure (in *unit*, if it has one there), or None."""
+    return CATALOG.declared(variable or '', unit) or CATALOG.declared(variable or '')
+
+
+def undeclared(variable, unit=None):
+    """'' for a declared figure in a declared unit, else why not (one phrase)."""
+    return CATALOG.problem(variable or '', unit)
 
 
 def is_share(variable, unit):
     """A share of a whole near zero, in % (see SHARES)."""
     if (unit or '').strip() != '%':
         return False
-    return any(variable == s or (variable or '').endswith(f'_{s}') for s in SHARES)
-
-
-def _named(variable):
-    for name, better in NAMED.items():
-        if variable == name or variable.endswith(f'_{name}'):
-            return better
-    return None
+    found = declaration(variable, unit)
+    if found is not None:
+        return found.share
+    # A prefixed share of a benchmark that does not declare it (intra_mpi_share).
+    return any((variable or '').endswith(f'_{share}') for share in SHARES)
 
 
 def is_rate(unit):
@@ -93,9 +71,9 @@ def is_link_unit(unit):
 
 def direction(variable, unit):
     """HIGHER, LOWER or None (not a figure of merit) for one figure."""
-    named = _named(variable or '')
-    if named:
-        return named
+    found = declaration(variable, unit)
+    if found is not None:
+        return found.better
     if is_rate(unit):
         return HIGHER
     if is_time(unit):
@@ -105,4 +83,4 @@ def direction(variable, unit):
 
 def is_speed(variable, unit):
     """A rate or a time: a bad change is ``SLOWER``, otherwise ``WORSE``."""
-    return (is_rate(unit) or is_time(unit)) and _named(variable or '') is None
+    return is_rate(unit) or is_time(unit)

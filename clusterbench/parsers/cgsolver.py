@@ -6,6 +6,7 @@ import os
 import re
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import HIGHER, LOWER, Band, Figure
 
 _JSON_LINE = re.compile(r'^CGSOLVER_JSON: (\{.*\})\s*$', re.M)
 _VERDICT = re.compile(r'^VERIFICATION (SUCCESSFUL|FAILED)\s*$', re.M)
@@ -61,26 +62,52 @@ def verify(text, source='cgsolver output', **expected):
     return result
 
 
-# Figures the harness records: JSON key -> (figure name, unit, scale).
+#: The solver's memory bandwidth (bytes its kernels must move / time).
+BANDWIDTH = Figure('bandwidth', 'GB/s', HIGHER)
+# Figures the harness records: JSON key -> (declaration, scale).
 FIGURES = {
-    'time_s': ('time', 's', 1.0),
-    'gflops': ('gflops', 'GFlop/s', 1.0),
-    'bandwidth_gbs': ('bandwidth', 'GB/s', 1.0),
-    'iterations': ('iterations', 'iterations', 1.0),
-    'mpi_share': ('mpi_share', '%', 100.0),
+    'time_s': (Figure('time', 's', LOWER), 1.0),
+    'gflops': (Figure('gflops', 'GFlop/s', HIGHER), 1.0),
+    'bandwidth_gbs': (BANDWIDTH, 1.0),
+    # A count, not a figure of merit: a change either way is FLAGGED.
+    'iterations': (Figure('iterations', 'iterations', None), 1.0),
+    'mpi_share': (
+        Figure('mpi_share', '%', LOWER, of='the run time', share=True),
+        100.0,
+    ),
 }
+#: Portable: the solver's bandwidth against STREAM triad of the same session.
+BANDWIDTH_TRIAD_EFFICIENCY = Figure(
+    'bandwidth_triad_efficiency',
+    '%',
+    HIGHER,
+    of="STREAM triad of the same session and node (HPCC's SingleSTREAM for "
+    'one rank, StarSTREAM x ranks for more)',
+    band=Band(
+        30.0,
+        180.0,
+        'a memory-bound sparse CG moves its bytes at about the triad rate '
+        '(roofline: Williams et al. 2009): 50-106 % AMD-25-1, 58-96 % '
+        'Intel-6-207, 39-158 % AMD-25-17 whose StarSTREAM varies 2x between '
+        'sessions; the 27-point stencil reuses more from cache',
+    ),
+)
+DECLARED = (
+    *(figure for figure, _ in FIGURES.values()),
+    BANDWIDTH_TRIAD_EFFICIENCY,
+)
 
 
 def figures(result, source='cgsolver output'):
     out = {}
-    for key, (name, unit, scale) in FIGURES.items():
+    for key, (figure, scale) in FIGURES.items():
         value = result.get(key)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise CGSolverParseError(f'{source}: no numeric {key}')
         if not math.isfinite(value * scale):
             # JSON's NaN and Infinity read as numbers: never a figure.
             raise CGSolverParseError(f'{source}: {key} is {value}: not a figure')
-        out[name] = (value * scale, unit)
+        out[figure.name] = (value * scale, figure.unit)
     return out
 
 

@@ -3,6 +3,7 @@
 import re
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import HIGHER, LOWER, Figure
 
 _FINAL = re.compile(
     r'^Final Summary::HPCG result is (VALID|INVALID) '
@@ -52,18 +53,23 @@ def verify(text, source='HPCG summary', nprocs=None):
     return values
 
 
+# Figures the harness records: summary key -> (declaration, scale).
 FIGURES = {
-    'hpcg': ('Final Summary::HPCG result is VALID with a GFLOP/s rating of', 'GFlop/s'),
-    'hpcg_bandwidth': ('GB/s Summary::Raw Total B/W', 'GB/s'),
-    'hpcg_time': ('Benchmark Time Summary::Total', 's'),
+    'Final Summary::HPCG result is VALID with a GFLOP/s rating of': (
+        Figure('hpcg', 'GFlop/s', HIGHER),
+        1.0,
+    ),
+    'GB/s Summary::Raw Total B/W': (Figure('hpcg_bandwidth', 'GB/s', HIGHER), 1.0),
+    'Benchmark Time Summary::Total': (Figure('hpcg_time', 's', LOWER), 1.0),
 }
+DECLARED = tuple(figure for figure, _ in FIGURES.values())
 
 
 def figures(values, source='HPCG summary'):
     out = {}
-    for name, (key, unit) in FIGURES.items():
+    for key, (figure, scale) in FIGURES.items():
         try:
-            out[name] = (float(values[key]), unit)
+            out[figure.name] = (float(values[key]) * scale, figure.unit)
         except (KeyError, ValueError):
             raise HPCGParseError(f'{source}: no numeric {key!r}') from None
     return out

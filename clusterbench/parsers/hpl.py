@@ -9,6 +9,7 @@ test passed its residual check.
 import re
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import HIGHER, LOWER, Band, Figure
 
 _RESULT = re.compile(
     r'^(W[RC]\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.eE+-]+)\s+([\d.eE+-]+)\s*$',
@@ -73,7 +74,33 @@ def verify(text, source='HPL output', n=None, nprocs=None):
     return tests
 
 
+#: HPL's figures, declared once (HPCC's HPL section records the same rate).
+HPL = Figure('hpl', 'GFlop/s', HIGHER)
+HPL_TIME = Figure('hpl_time', 's', LOWER)
+# Figures the harness records: test key -> (declaration, scale).
+FIGURES = {'gflops': (HPL, 1.0), 'time': (HPL_TIME, 1.0)}
+#: Portable: judged in every run against the peak of the node it ran on.
+HPL_PEAK_EFFICIENCY = Figure(
+    'hpl_peak_efficiency',
+    '%',
+    HIGHER,
+    of="the nodes' double-precision peak (computed or declared)",
+    band=Band(
+        50.0,
+        150.0,
+        'HPL on CPUs reaches 60-90 % of Rpeak at the base clock (TOP500 '
+        'lists); a guest reads its nominal clock and turbo goes above it: '
+        '80 % AMD-25-1 at 2445 MHz, 100-113 % AMD-25-17 at 2600 MHz (14 '
+        'sessions); a generic BLAS kernel stays below 30 %',
+    ),
+)
+DECLARED = (HPL, HPL_TIME, HPL_PEAK_EFFICIENCY)
+
+
 def figures(tests, source='HPL output'):
     """The best test's rate and time (*source*: the signature of every parser)."""
     best = max(tests, key=lambda t: t['gflops'])
-    return {'hpl': (best['gflops'], 'GFlop/s'), 'hpl_time': (best['time'], 's')}
+    return {
+        figure.name: (best[key] * scale, figure.unit)
+        for key, (figure, scale) in FIGURES.items()
+    }

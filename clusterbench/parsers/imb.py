@@ -22,8 +22,12 @@ rank's mean, and ``Mbytes/sec`` (10**6 B/s) is computed from ``t_max``
 
 import re
 
+from clusterbench.bench import curves
 from clusterbench.bench.curves import Curve
 from clusterbench.core.errors import ClusterbenchError
+
+#: The figures the checks read from these curves (declared with the curves).
+DECLARED = curves.DECLARED
 
 _VERSION = re.compile(r'^#\s+Intel\(R\) MPI Benchmarks (\S+), MPI-1 part\s*$', re.M)
 _SECTION = re.compile(r'^# Benchmarking (\S+)\s*$')

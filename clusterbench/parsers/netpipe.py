@@ -16,8 +16,12 @@ fewer lines is truncated.
 
 import re
 
+from clusterbench.bench import curves
 from clusterbench.bench.curves import Curve
 from clusterbench.core.errors import ClusterbenchError
+
+#: The figures the checks read from these curves (declared with the curves).
+DECLARED = curves.DECLARED
 
 #: NetPIPE's "Mbps" is 2**20 bit/s; bandwidth figures are MB/s (10**6 B/s).
 MBPS_TO_MBS = (1 << 20) / 8 / 1e6

@@ -22,6 +22,7 @@ import re
 
 from clusterbench.bench import npb_rules
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import HIGHER, LOWER, Figure
 
 _COMPLETED = re.compile(r'^\s*(\w+) Benchmark Completed\.?\s*$', re.M)
 _HEADER = re.compile(r'NAS Parallel Benchmarks ([\d.]+) -- (\w+) Benchmark')
@@ -319,12 +320,13 @@ _VALUE_CHECKS = {
     'lu': _check_cfd,
 }
 
-# Figures the harness records: report key -> (figure name, unit).
+# Figures the harness records: report key -> (declaration, scale).
 FIGURES = {
-    'mops_total': ('mops_total', 'Mop/s'),
-    'mops_per_process': ('mops_per_process', 'Mop/s'),
-    'time': ('time', 's'),
+    'mops_total': (Figure('mops_total', 'Mop/s', HIGHER), 1.0),
+    'mops_per_process': (Figure('mops_per_process', 'Mop/s', HIGHER), 1.0),
+    'time': (Figure('time', 's', LOWER), 1.0),
 }
+DECLARED = tuple(figure for figure, _ in FIGURES.values())
 
 
 def figures(result, source='NPB output'):
@@ -332,4 +334,7 @@ def figures(result, source='NPB output'):
 
     (*source*: the signature of every parser; a verified report has them all.)
     """
-    return {name: (float(result[key]), unit) for key, (name, unit) in FIGURES.items()}
+    return {
+        figure.name: (float(result[key]) * scale, figure.unit)
+        for key, (figure, scale) in FIGURES.items()
+    }

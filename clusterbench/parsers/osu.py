@@ -15,8 +15,12 @@ measured over windows of back-to-back messages.
 
 import re
 
+from clusterbench.bench import curves
 from clusterbench.bench.curves import Curve
 from clusterbench.core.errors import ClusterbenchError
+
+#: The figures the checks read from these curves (declared with the curves).
+DECLARED = curves.DECLARED
 
 _TITLE = re.compile(r'^# OSU MPI(?:-\w+)? (.+?) Test v(\d+(?:\.\d+)*)\s*$')
 _PAIRS = re.compile(r'\[\s*pairs:\s*(\d+)\s*\]')

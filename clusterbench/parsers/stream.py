@@ -3,6 +3,7 @@
 import re
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import HIGHER, Figure
 
 KERNELS = ('copy', 'scale', 'add', 'triad')
 _RATE = re.compile(
@@ -48,11 +49,21 @@ def verify(text, source='STREAM output', threads=None):
     return result
 
 
-def figures(result, source='STREAM output', unit='GB/s'):
-    """Figures in GB/s, or in MB/s as STREAM prints them (10^6 bytes).
+# Figures the harness records: result key -> (declaration, scale). STREAM
+# prints MB/s (10^6 bytes per second); figures are in GB/s, as HPCC's and
+# the node probe's are.
+FIGURES = {
+    kernel: (Figure(f'stream_{kernel}', 'GB/s', HIGHER), 1e-3) for kernel in KERNELS
+}
+DECLARED = tuple(figure for figure, _ in FIGURES.values())
+
+
+def figures(result, source='STREAM output'):
+    """The figures of a verified result, in GB/s.
 
     (*source*: the signature of every parser; a verified result has them all.)
     """
-    if unit == 'MB/s':
-        return {f'stream_{k}': (result[k], unit) for k in KERNELS}
-    return {f'stream_{k}': (result[k] / 1000.0, 'GB/s') for k in KERNELS}
+    return {
+        figure.name: (result[key] * scale, figure.unit)
+        for key, (figure, scale) in FIGURES.items()
+    }

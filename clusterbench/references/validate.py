@@ -132,6 +132,13 @@ def _check_tuple(path, node, keys):
         )
     if len(entry) == 4 and not (isinstance(entry[3], str) and entry[3] in KNOWN_UNITS):
         raise ReferenceFileError(f'{where}: unknown unit {entry[3]!r}')
+    # A figure no benchmark declares is never recorded: its reference never
+    # judges anything (a typo, or a unit the check does not record it in).
+    problem = vocabulary.undeclared(
+        str(keys[-1]), entry[3] if len(entry) == 4 else None
+    )
+    if problem:
+        raise ReferenceFileError(f'{where}: {problem}')
 
 
 def _is_number(value):
@@ -364,6 +371,28 @@ def machine_kinds(site_configs_dir):
     return kinds
 
 
+def kind_entries(path):
+    """(test, keys above it, cpu_kind, its subtree) of every entry of the
+    reference file *path* whose ``$index`` has ``cpu_kind``."""
+    data = yamlfile.load(path)
+    for test, body in data.items() if isinstance(data, dict) else ():
+        index = body.get('$index') if isinstance(body, dict) else None
+        if not index or 'cpu_kind' not in index:
+            continue
+        depth = index.index('cpu_kind')
+        levels = [([test], {k: v for k, v in body.items() if k != '$index'})]
+        for _ in range(depth):
+            levels = [
+                (keys + [k], v)
+                for keys, tree in levels
+                if isinstance(tree, dict)
+                for k, v in tree.items()
+            ]
+        for keys, tree in levels:
+            for kind, subtree in tree.items() if isinstance(tree, dict) else ():
+                yield test, keys, kind, subtree
+
+
 def unmatched_kinds(directory, site_configs_dir):
     """References whose ``cpu_kind`` no partition of the site configs has:
     made on another kind of machine (they apply to none here)."""
@@ -371,26 +400,11 @@ def unmatched_kinds(directory, site_configs_dir):
     here = ', '.join(sorted(kinds)) or 'none declared'
     found = []
     for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
-        data = yamlfile.load(path)
-        for test, body in data.items() if isinstance(data, dict) else ():
-            index = body.get('$index') if isinstance(body, dict) else None
-            if not index or 'cpu_kind' not in index:
-                continue
-            depth = index.index('cpu_kind')
-            levels = [([test], {k: v for k, v in body.items() if k != '$index'})]
-            for _ in range(depth):
-                levels = [
-                    (keys + [k], v)
-                    for keys, tree in levels
-                    if isinstance(tree, dict)
-                    for k, v in tree.items()
-                ]
-            for keys, tree in levels:
-                for kind in tree if isinstance(tree, dict) else ():
-                    if str(kind) not in kinds:
-                        where = ' > '.join(map(str, keys + [kind]))
-                        found.append(
-                            f'{path}: {where}: cpu_kind {kind!r} is no machine of '
-                            f'the site configs (here: {here})'
-                        )
+        for _, keys, kind, _ in kind_entries(path):
+            if str(kind) not in kinds:
+                where = ' > '.join(map(str, keys + [kind]))
+                found.append(
+                    f'{path}: {where}: cpu_kind {kind!r} is no machine of '
+                    f'the site configs (here: {here})'
+                )
     return found

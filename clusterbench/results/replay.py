@@ -15,7 +15,7 @@ from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.parsers import cgsolver, hpcc
 from clusterbench.references import lookup as reflookup
-from clusterbench.results import runreport
+from clusterbench.results import guide, portable, runreport
 from clusterbench.results.runreport import Failure, Figure
 
 #: The checks whose stored outputs can be verified again: class name -> the
@@ -71,7 +71,10 @@ def output_directory(case, parser, root):
     )
 
 
-def replay(path, references, threshold=verdict.DETECTION_THRESHOLD):
+def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
+    """The verdict table of a stored session re-judged against *references*;
+    *notes* (a list), when given, gets the guidance of a machine that has no
+    references (results.guide)."""
     report = find_report(path)
     data = runreport.load(report)
     runreport.require_cases(data, report)
@@ -130,4 +133,10 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD):
             )
     if not figures and not failures:
         raise ClusterbenchError(f'{report}: no replayable test case')
-    return verdict.rows(verdict.group(figures, threshold=threshold), failures)
+    figures, derived = portable.split(data, report, figures)
+    judged = verdict.group(figures, threshold=threshold)
+    if notes is not None:
+        notes += guide.lines(
+            judged, [c for c in cases if not c.get('fixture')], references
+        )
+    return verdict.rows(judged + portable.judge(derived), failures)

@@ -19,8 +19,10 @@ from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import (
     confirm,
+    guide,
     nodelock,
     plausibility,
+    portable,
     reframe_output,
     runreport,
 )
@@ -241,6 +243,7 @@ def run(
             )
             raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
         figures, failures = runreport.extract(data, report)
+        figures, portable_figures = portable.split(data, report, figures)
         judged = verdict.group(figures, threshold=threshold)
         reports, failed_otherwise = [report], _failed_otherwise(ran, data)
         red = confirm.red_cases(judged, runreport.cases(data, report))
@@ -266,13 +269,16 @@ def run(
             lock.release()
     return Session(
         directory=prefix,
-        table=verdict.rows(judged, failures),
+        table=verdict.rows(judged + portable.judge(portable_figures), failures),
         reports=reports,
         not_loaded=ran.not_loaded,
         no_space=ran.no_space[0] if ran.no_space else '',
         failed_otherwise=failed_otherwise,
         not_stored=ran.not_stored,
-        notes=plausibility.lines(reports),
+        notes=[
+            *plausibility.lines(reports),
+            *guide.lines(judged, runreport.cases(data, report), references),
+        ],
     )
 
 

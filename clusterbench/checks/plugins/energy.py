@@ -21,10 +21,11 @@ from reframe.core.builtins import run_before, variable
 from reframe.core.logging import getlogger
 
 from clusterbench.machine import energy
+from clusterbench.parsers import declarations
 
 SAMPLES_FILE = 'energy.jsonl'
 #: The figures a node that exposes energy adds to every check.
-FIGURES = ('energy_j', 'mean_power_w')
+FIGURES = (declarations.ENERGY, declarations.MEAN_POWER)
 
 _told = set()
 
@@ -102,9 +103,7 @@ class EnergyMeasurement(rfm.RegressionTestPlugin):
         if not summary.get('available'):
             say_once(summary)
             return
-        self.perf_variables[FIGURES[0]] = sn.make_performance_function(
-            sn.defer(summary['energy_j']), 'J'
-        )
-        self.perf_variables[FIGURES[1]] = sn.make_performance_function(
-            sn.defer(summary['mean_power_w']), 'W'
-        )
+        for figure in FIGURES:
+            self.perf_variables[figure.name] = sn.make_performance_function(
+                sn.defer(summary[figure.name]), figure.unit
+            )

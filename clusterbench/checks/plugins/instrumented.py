@@ -1,13 +1,18 @@
-"""The three run-time plugins in one base: MPI profiling (on request), node
-facts and energy (always). A library check lists it first among its bases::
+"""The run-time plugins in one base: MPI profiling (on request), node facts,
+energy and the partition's declared ceilings (always). A library check
+lists it first among its bases::
 
     class CGSolverBase(Instrumented, ExternalReferences, rfm.RunOnlyRegressionTest):
 """
 
 from clusterbench.checks.plugins.energy import EnergyMeasurement
+from clusterbench.checks.plugins.portable import PortableCeilings
 from clusterbench.checks.plugins.profiling import MPIProfiling
 from clusterbench.checks.plugins.provenance import HardwareProvenance
 
 
-class Instrumented(MPIProfiling, HardwareProvenance, EnergyMeasurement):
-    """``-S mpi_profile=1`` profiles; node facts and energy come with every run."""
+class Instrumented(
+    MPIProfiling, HardwareProvenance, EnergyMeasurement, PortableCeilings
+):
+    """``-S mpi_profile=1`` profiles; node facts, energy and the declared
+    ceilings of the portable figures come with every run."""

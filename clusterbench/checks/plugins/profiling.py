@@ -26,6 +26,7 @@ from reframe.core.exceptions import ReframeError, SanityError
 from clusterbench.bench import profile
 from clusterbench.checks.shell import quote
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.parsers import declarations
 
 PROFILE_FILE = 'mpiprof.json'
 
@@ -147,6 +148,7 @@ class MPIProfiling(rfm.RegressionTestPlugin):
     @run_before('performance', always_last=True)
     def _add_mpi_time_share(self):
         if self.mpi_profile:
-            self.perf_variables['mpi_time_share'] = sn.make_performance_function(
-                _share_percent(self.mpi_profile_path), '%'
+            share = declarations.MPI_TIME_SHARE
+            self.perf_variables[share.name] = sn.make_performance_function(
+                _share_percent(self.mpi_profile_path), share.unit
             )

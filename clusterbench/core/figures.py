@@ -1,0 +1,173 @@
+"""What a figure is: one declaration per figure, and the closed set of units.
+
+A benchmark declares each figure it records once, beside the parser that
+reads it (``DECLARED`` of ``clusterbench/parsers/<benchmark>.py``): its name
+(or a name pattern for a family of curve figures), its unit, which way is
+better and, for an efficiency or a share, what it is a share of. A figure
+whose expected range holds on any healthy machine (a *portable* figure) also
+carries its default band and where that band comes from. Parsers, checks, the
+vocabulary of verdicts, reference validation and the portable verdicts all
+read these declarations; ``clusterbench.parsers.catalog`` collects them.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+HIGHER = 'higher'
+LOWER = 'lower'
+
+TIME_UNITS = frozenset({'s', 'ms', 'us', 'ns'})
+#: The times a link's latency is given in (a figure in seconds is a run time).
+LATENCY_UNITS = frozenset({'ms', 'us', 'ns'})
+BANDWIDTH_UNITS = frozenset({'GB/s', 'MB/s', 'Gb/s', 'Mb/s'})
+FLOP_RATE_UNITS = frozenset({'TFlop/s', 'GFlop/s', 'MFlop/s', 'Mop/s'})
+
+#: Every unit a figure may be recorded in: a declaration in another unit is
+#: refused when it is made, a reference in another unit by `references check`.
+UNITS = frozenset(
+    {
+        *FLOP_RATE_UNITS,
+        *BANDWIDTH_UNITS,
+        *TIME_UNITS,
+        'GUP/s',
+        'msg/s',
+        'Mmsg/s',
+        '%',
+        'B',
+        'iterations',
+        'J',
+        'W',
+        '',
+    }
+)
+
+#: What the placeholders of a name pattern stand for: a message size as the
+#: curves name it (0B, 8B, 1KiB, 1MiB) and the prefix of a benchmark's
+#: figures (``pingpong_``, ``bidir_``; none at all too).
+_PLACEHOLDERS = {
+    '<size>': r'\d+(?:B|KiB|MiB)',
+    '<prefix>': r'(?:[a-z0-9]+_)*',
+}
+
+
+class DeclarationError(ValueError):
+    """A declaration that contradicts the vocabulary or another one."""
+
+
+@dataclass(frozen=True)
+class Band:
+    """The range of a portable figure on any healthy machine, in its unit."""
+
+    lower: float
+    upper: float
+    #: Where the range comes from: literature and the sessions it was checked on.
+    source: str
+
+    def __post_init__(self):
+        if not self.lower < self.upper:
+            raise DeclarationError(f'band {self.lower}..{self.upper} is empty')
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure (or one family of figures, by a name pattern)."""
+
+    name: str
+    unit: str
+    #: HIGHER, LOWER or None: no figure of merit (an iteration count).
+    better: Optional[str]
+    #: What an efficiency or a share is a share of ('' for a plain figure).
+    of: str = ''
+    #: A share of a whole that lives near zero (judged in points of the whole).
+    share: bool = False
+    #: The default band of a portable figure (None: judged against references).
+    band: Optional[Band] = None
+
+    def __post_init__(self):
+        if self.unit not in UNITS:
+            raise DeclarationError(
+                f'figure {self.name}: unit {self.unit!r} is not one of the '
+                f'vocabulary (clusterbench.core.figures.UNITS)'
+            )
+        if self.better not in (HIGHER, LOWER, None):
+            raise DeclarationError(f'figure {self.name}: better {self.better!r}')
+        if self.share and self.unit != '%':
+            raise DeclarationError(f'figure {self.name}: a share is in %')
+
+    @property
+    def is_pattern(self):
+        return '<' in self.name
+
+    def matches(self, name):
+        if not self.is_pattern:
+            return name == self.name
+        return _pattern(self.name).fullmatch(name or '') is not None
+
+
+_COMPILED = {}
+
+
+def _pattern(name):
+    if name not in _COMPILED:
+        regex = re.escape(name)
+        for placeholder, part in _PLACEHOLDERS.items():
+            regex = regex.replace(re.escape(placeholder), part)
+        _COMPILED[name] = re.compile(regex)
+    return _COMPILED[name]
+
+
+class Catalog:
+    """Every declared figure, looked up by the name a run recorded."""
+
+    def __init__(self, *groups):
+        seen = {}
+        for group in groups:
+            for figure in group:
+                seen.setdefault((figure.name, figure.unit), figure)
+        self.figures = tuple(seen.values())
+        self._exact = {}
+        for figure in self.figures:
+            if not figure.is_pattern:
+                self._exact.setdefault(figure.name, []).append(figure)
+        self._patterns = [f for f in self.figures if f.is_pattern]
+        self._agree()
+
+    def _agree(self):
+        """One name, one better direction: a figure judged both ways is a bug."""
+        by_name = {}
+        for figure in self.figures:
+            other = by_name.setdefault(figure.name, figure)
+            if (other.better, other.share) != (figure.better, figure.share):
+                raise DeclarationError(
+                    f'figure {figure.name} is declared twice, better '
+                    f'{other.better} and {figure.better}'
+                )
+
+    def find(self, name):
+        """The declarations of *name*: its own, else the patterns it matches."""
+        exact = self._exact.get(name)
+        if exact:
+            return tuple(exact)
+        return tuple(f for f in self._patterns if f.matches(name))
+
+    def declared(self, name, unit=None):
+        """The declaration of *name* in *unit* (any unit: None), or None."""
+        for figure in self.find(name):
+            if unit is None or figure.unit == (unit or '').strip():
+                return figure
+        return None
+
+    def problem(self, name, unit=None):
+        """'' for a declared figure in a declared unit, else why not, in words."""
+        found = self.find(name)
+        if not found:
+            return f'figure {name!r} is declared by no benchmark'
+        if unit is None or self.declared(name, unit):
+            return ''
+        units = ', '.join(sorted({repr(f.unit) for f in found}))
+        return f'unit {unit!r} of {name!r}: it is declared in {units}'
+
+    def portable(self):
+        """The declarations that carry a default band."""
+        return tuple(f for f in self.figures if f.band is not None)
