@@ -174,7 +174,10 @@ def run(
     wait=True,
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
+    reports=None,
 ):
+    """One session; its report's path is appended to *reports* (a list),
+    when given, as soon as the session has its directory."""
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
@@ -196,6 +199,8 @@ def run(
     lock = node_lock(config, system, wait)
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
+    if reports is not None:
+        reports.append(report)
     extra = [*policy_options(config, system, extra), *extra]
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
