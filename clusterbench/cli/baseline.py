@@ -69,6 +69,11 @@ def _record(args, references, rounds, recorded):
                 f'{path}: no such {what} (run from the project root or pass its path)'
             )
 
+    extra = list(args.reframe_args)
+    if args.wait_quiet:
+        # As `clusterbench run --wait-quiet`: the checks' hook waits.
+        extra = ['-S', f'wait_quiet={args.wait_quiet:g}', *extra]
+
     def one(number):
         made = len(recorded)
         try:
@@ -78,7 +83,7 @@ def _record(args, references, rounds, recorded):
                 args.system,
                 args.results,
                 references,
-                extra=baseline.round_options(number, args.reframe_args),
+                extra=baseline.round_options(number, extra),
                 confirm_runs=0,
                 reports=recorded,
             )
@@ -149,6 +154,16 @@ def add_parser(sub):
         default=5.0,
         metavar='MINUTES',
         help='minutes between two sessions (default 5)',
+    )
+    base.add_argument(
+        '--wait-quiet',
+        nargs='?',
+        type=float,
+        const=60.0,
+        default=0.0,
+        metavar='SECONDS',
+        help='as `clusterbench run --wait-quiet`: before each test, wait (at '
+        'most SECONDS, default 60) until the machine has been quiet for 3 s',
     )
     base.add_argument(
         '--from',
