@@ -135,9 +135,9 @@ def test_a_band_from_one_session_is_never_plus_minus_three_percent(tmp_path):
     assert prop.kind == 'HPL rate'
     assert prop.tolerance == floors.FLOORS['HPL rate'] > 0.03
     assert baseline.refusal(found, 'local').startswith(
-        'baseline: only 1 undisturbed session behind 1 of 1 figures (1 in all); '
-        '3 are needed: record more with `clusterbench baseline --system local '
-        '--sessions 2 --from '
+        'baseline: 1 of 1 figures have fewer than 3 undisturbed sessions (fewest '
+        '1, 1 in all); 3 are needed: record more with `clusterbench baseline '
+        '--system local --sessions 2 --from '
     )
 
 
@@ -224,7 +224,8 @@ def test_fewer_than_three_sessions_are_refused_unless_forced(recorded, tmp_path)
     assert two.returncode == 2
     (line,) = two.stderr.splitlines()
     assert line.startswith(
-        'clusterbench: error: baseline: only 2 undisturbed sessions behind'
+        'clusterbench: error: baseline: 5 of 5 figures have fewer than 3 '
+        'undisturbed sessions (fewest 2, 2 in all); 3 are needed'
     )
     assert '3 are needed' in line and '--sessions 1 --from' in line
     assert not (refs / 'local').exists()
@@ -252,7 +253,7 @@ def test_a_disturbed_session_is_left_out_and_named(recorded, tmp_path):
     args = ('baseline', '--references', str(refs), '--sessions', '0', '--from')
     three = command(tmp_path, *args, *map(str, sessions[:2]), str(copied))
     assert three.returncode == 2
-    assert 'only 2 undisturbed sessions' in three.stderr
+    assert '(fewest 2, 2 in all)' in three.stderr
     assert (
         'baseline: left out 5 DISTURBED samples of 1 session: steal (e.g. steal 18 %)'
         in three.stdout

@@ -19,7 +19,7 @@ def run(args):
     given, notes = baseline.reports_of(args.reports or [])
     rounds = args.sessions
     if rounds is None:
-        have = baseline.usable_sessions(given)
+        have = baseline.fewest_sessions(given)
         rounds = max(0, baseline.MIN_SESSIONS - have) if given else 3
     recorded = []
     if rounds and args.dry_run:

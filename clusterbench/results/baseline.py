@@ -84,16 +84,16 @@ class Baseline:
         return [p for p in self.proposals if len(p.samples.sessions) < minimum]
 
 
-def usable_sessions(reports):
-    """How many sessions of *reports* have an undisturbed, verified figure
-    (0 when none has)."""
+def fewest_sessions(reports):
+    """The fewest undisturbed sessions of *reports* behind any figure (0
+    when no figure has one)."""
     if not reports:
         return 0
     try:
         groups = samples.collect(reports)
     except ClusterbenchError:
         return 0
-    return len({s for g in groups for s in g.sessions})
+    return min(len(g.sessions) for g in groups)
 
 
 def propose(reports, k=3.0, one_sided=False):
@@ -121,8 +121,8 @@ def refusal(baseline, system, minimum=MIN_SESSIONS):
     have = len(baseline.sessions)
     dirs = ' '.join(sorted({os.path.dirname(r) or '.' for r in baseline.reports}))
     what = (
-        f'only {fewest} undisturbed session{"s" * (fewest != 1)} behind '
-        f'{len(short)} of {len(baseline.proposals)} figures ({have} in all)'
+        f'{len(short)} of {len(baseline.proposals)} figures have fewer than '
+        f'{minimum} undisturbed sessions (fewest {fewest}, {have} in all)'
     )
     left = f' ({baseline.left_out.samples} DISTURBED samples left out)'
     return (
