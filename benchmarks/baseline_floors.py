@@ -31,7 +31,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from clusterbench.judging import stats  # noqa: E402
+from clusterbench.judging import stats, vocabulary  # noqa: E402
 from clusterbench.references import floors, yamlfile  # noqa: E402
 
 
@@ -107,7 +107,10 @@ def main(argv=None):
         '\nspread: median over the figures of 1.4826 x MAD / median of the '
         'session medians; learnt: 2 x spread, rounded up, at least '
         f'{floors.MINIMUM:.0%}; outside: held-out sessions outside a band made '
-        'from 3 others with the declared floor (at 3 %: with the old floor)'
+        'from 3 others with the declared floor (at 3 %: with the old floor); '
+        'count and share are declared, not learnt (a count is deterministic; a '
+        'share near zero has an absolute floor of '
+        f'{vocabulary.SHARE_FLOOR:g} point)'
     )
     for kind, figs in sorted(by_kind.items()):
         names = sorted({name for name, _ in figs})
