@@ -263,3 +263,18 @@ def test_a_disturbed_session_is_left_out_and_named(recorded, tmp_path):
     assert 'baseline: 3 undisturbed session(s) of 4 given or recorded' in four.stdout
     assert 'left out 5 DISTURBED samples of 1 session: steal' in four.stdout
     assert '(dry run: nothing written)' in four.stdout and not refs.exists()
+
+
+def test_references_update_takes_the_floors_of_the_kinds(tmp_path):
+    case = _case(90.0)
+    case['perfvalues'] = {'local:default:hpl': [90.0, 0, None, None, 'GFlop/s', 'pass']}
+    report = _report(tmp_path / 'r.json', 's1', case)
+    refs = tmp_path / 'refs'
+    refs.mkdir()
+    args = ('references', 'update', '--references', str(refs), '--from', report)
+    kind = command(tmp_path, *args, '--floor', 'kind')
+    assert kind.returncode == 0, kind.stderr
+    assert 'hpl: 90 GFlop/s ±8%' in kind.stdout
+    bad = command(tmp_path, *args, '--floor', 'wide')
+    assert bad.returncode == 2 and 'Traceback' not in bad.stderr
+    assert 'a relative tolerance (e.g. 0.05) or "kind", not \'wide\'' in bad.stderr
