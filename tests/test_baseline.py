@@ -136,8 +136,8 @@ def test_a_band_from_one_session_is_never_plus_minus_three_percent(tmp_path):
     assert prop.tolerance == floors.FLOORS['HPL rate'] > 0.03
     assert baseline.refusal(found, 'local').startswith(
         'baseline: 1 of 1 figures have fewer than 3 undisturbed sessions (fewest '
-        '1, 1 in all); 3 are needed: record more with `clusterbench baseline '
-        '--system local --sessions 2 --from '
+        '1: T / hpl; 1 in all); 3 are needed: record more with `clusterbench '
+        'baseline --system local --sessions 2 --from '
     )
 
 
@@ -225,9 +225,9 @@ def test_fewer_than_three_sessions_are_refused_unless_forced(recorded, tmp_path)
     (line,) = two.stderr.splitlines()
     assert line.startswith(
         'clusterbench: error: baseline: 5 of 5 figures have fewer than 3 '
-        'undisturbed sessions (fewest 2, 2 in all); 3 are needed'
+        f'undisturbed sessions (fewest 2: {FIGURE} / '
     )
-    assert '3 are needed' in line and '--sessions 1 --from' in line
+    assert '; 2 in all); 3 are needed' in line and '--sessions 1 --from' in line
     assert not (refs / 'local').exists()
     forced = command(tmp_path, *args, *map(str, sessions[:2]), '--force')
     assert forced.returncode == 0, forced.stderr
@@ -253,7 +253,7 @@ def test_a_disturbed_session_is_left_out_and_named(recorded, tmp_path):
     args = ('baseline', '--references', str(refs), '--sessions', '0', '--from')
     three = command(tmp_path, *args, *map(str, sessions[:2]), str(copied))
     assert three.returncode == 2
-    assert '(fewest 2, 2 in all)' in three.stderr
+    assert '(fewest 2: ' in three.stderr and '; 2 in all)' in three.stderr
     assert (
         'baseline: left out 5 DISTURBED samples of 1 session: steal (e.g. steal 18 %)'
         in three.stdout

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import disturbed
-from clusterbench.references import floors
+from clusterbench.references import floors, proposalview
 from clusterbench.references import update as refupdate
 from clusterbench.results import replay, runreport, samples
 
@@ -118,11 +118,13 @@ def refusal(baseline, system, minimum=MIN_SESSIONS):
     if not short:
         return ''
     fewest = min(len(p.samples.sessions) for p in short)
+    example = next(p for p in short if len(p.samples.sessions) == fewest)
     have = len(baseline.sessions)
     dirs = ' '.join(sorted({os.path.dirname(r) or '.' for r in baseline.reports}))
     what = (
         f'{len(short)} of {len(baseline.proposals)} figures have fewer than '
-        f'{minimum} undisturbed sessions (fewest {fewest}, {have} in all)'
+        f'{minimum} undisturbed sessions (fewest {fewest}: '
+        f'{proposalview.short_name(example.samples)}; {have} in all)'
     )
     left = f' ({baseline.left_out.samples} DISTURBED samples left out)'
     return (
