@@ -39,6 +39,11 @@ def run(args):
     for line in found.left_out.lines():
         print(f'baseline: {line}')
     refdir.announce(references)
+    # As `references update --write`: an interrupted update is completed or
+    # undone before the references now in place are read.
+    done = []
+    if not args.dry_run and os.path.isdir(references):
+        done = refupdate.repair_first(found.proposals, references)
     for line in proposalview.lines(found.proposals, references):
         print(line)
     why_not = baseline.refusal(found, args.system)
@@ -50,7 +55,6 @@ def run(args):
     if why_not and not args.force:
         raise ClusterbenchError(why_not)
     os.makedirs(references, exist_ok=True)
-    done = refupdate.repair_first(found.proposals, references)
     written = refupdate.write(
         found.proposals, references, found.reports, results=args.results, notes=done
     )
