@@ -26,6 +26,7 @@ SUBCOMMANDS = (
     'spackenvs',
     'replay',
     'run',
+    'baseline',
     'trend',
     'report',
     'paths',

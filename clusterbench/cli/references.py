@@ -7,8 +7,9 @@ import os
 from clusterbench.cli import common
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import verdict
+from clusterbench.judging import disturbed, verdict
 from clusterbench.references import directory as refdir
+from clusterbench.references import floors as reffloors
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import update as refupdate
@@ -81,14 +82,19 @@ def repair(args):
 
 def update(args):
     directory = common.references(args)
-    groups = samples.collect(args.reports)
+    left_out = disturbed.LeftOut()
+    groups = samples.collect(args.reports, left_out)
+    by_kind = args.floor == KIND
     proposals = refupdate.propose(
         groups,
-        floor=args.floor,
+        floor=reffloors.MINIMUM if by_kind else args.floor,
         k=args.k,
         min_samples=args.min_samples,
         one_sided=args.one_sided,
+        floor_for=reffloors.floor_for if by_kind else None,
     )
+    for line in left_out.lines():
+        print(line)
     if not proposals:
         raise ClusterbenchError(
             f'no figure has {args.min_samples} samples or more: nothing to update'
@@ -111,6 +117,20 @@ def update(args):
     else:
         print('\n(dry run: nothing written; add --write to apply)')
     return 0
+
+
+KIND = 'kind'
+
+
+def _floor(text):
+    if text == KIND:
+        return KIND
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f'a relative tolerance (e.g. 0.05) or "kind", not {text!r}'
+        ) from None
 
 
 def add_parser(sub):
@@ -162,9 +182,11 @@ def add_parser(sub):
     )
     upd.add_argument(
         '--floor',
-        type=float,
+        type=_floor,
         default=0.03,
-        help='smallest relative tolerance (default 0.03)',
+        help='smallest relative tolerance (default 0.03), or "kind": the floor '
+        'of each kind of figure, learnt from the spread between sessions, as '
+        '`clusterbench baseline` uses it (see docs/baseline.md)',
     )
     upd.add_argument(
         '--k',

@@ -1,10 +1,16 @@
 """`clusterbench trend`: each figure against the date of its session, with its
-reference band and the session where it moved (SVG, PNG and CSV)."""
+reference band and the session where it moved or the drift (SVG, PNG and
+CSV). DISTURBED samples are left out of every change point and said; the
+references are those of --references, else $RFM_REFERENCE_PREFIX, else the
+ones ReFrame recorded in each report (as `compare` judges)."""
 
 import os
+import sys
 
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
-from clusterbench.judging import trend
+from clusterbench.judging import disturbed, trend
+from clusterbench.references import directory as refdir
+from clusterbench.references import lookup as reflookup
 from clusterbench.results import history, replay, runreport
 
 
@@ -21,8 +27,13 @@ def run(args):
         for session in history.sessions(args.history, args.config):
             uuid = (session.get('session_info') or {}).get('uuid', '?')
             datas.append((f'stored session {uuid}', session))
+    references = refdir.chosen(args.references)
+    if references:
+        for _, data in datas:
+            reflookup.rejudge(data, references)
+    left_out = disturbed.LeftOut()
     series = trend.collect(
-        history.distinct_sessions(datas), args.pattern, args.min_shift
+        history.distinct_sessions(datas), args.pattern, args.min_shift, left_out
     )
     if not series:
         raise ClusterbenchError(
@@ -33,6 +44,9 @@ def run(args):
     # (`| head -1`) does not stop the files.
     written = trendplot.write(series, args.output)
     with reader_may_leave():
+        refdir.announce(references or refdir.RECORDED, sys.stdout)
+        for line in left_out.lines():
+            print(line)
         for one in series:
             print(trend.describe(one))
         for path in written:
@@ -77,5 +91,11 @@ def add_parser(sub):
         type=float,
         default=trend.DEFAULT_MIN_SHIFT,
         help='smallest relative move named as a change point (default 0.05)',
+    )
+    trd.add_argument(
+        '--references',
+        metavar='DIR',
+        help='judge each session against the references in DIR (default: '
+        '$RFM_REFERENCE_PREFIX if set, else those ReFrame recorded in the report)',
     )
     trd.set_defaults(func=run)

@@ -162,6 +162,41 @@ def session_band(sessions, floor, k=3.0, absolute_floor=None, margin=None):
     return centre, tolerance, spread
 
 
+# -- a monotone drift over a sequence ------------------------------------------
+
+
+def theil_sen(values):
+    """``(slope, intercept)`` of *values* against their position 0, 1, ...:
+    the median of the pairwise slopes (Theil-Sen), robust to an outlier."""
+    values = list(values)
+    if len(values) < 2:
+        raise ValueError('a slope needs two values')
+    slopes = [
+        (values[j] - values[i]) / (j - i)
+        for i in range(len(values))
+        for j in range(i + 1, len(values))
+    ]
+    slope = median(slopes)
+    intercept = median(v - slope * i for i, v in enumerate(values))
+    return slope, intercept
+
+
+def mann_kendall_z(values):
+    """The Mann-Kendall z of a monotone trend in *values* (no ties
+    correction): |z| > 1.96 is a trend at 95 %, its sign the direction."""
+    values = list(values)
+    n = len(values)
+    score = sum(
+        (values[j] > values[i]) - (values[j] < values[i])
+        for i in range(n)
+        for j in range(i + 1, n)
+    )
+    variance = n * (n - 1) * (2 * n + 5) / 18
+    if not score or not variance:
+        return 0.0
+    return (score - math.copysign(1, score)) / math.sqrt(variance)
+
+
 def robust_z(value, peers, min_spread=0.05):
     """``(z, centre, scale)`` of *value* against its *peers* (itself excluded).
 

@@ -7,13 +7,22 @@ session's reference as ``compare`` judges it (pass, SLOWER, FASTER,
 DISTURBED, ...); the reference band is drawn behind the points, so a slow
 drift shows before it leaves the band.
 
-The change point is found by a CUSUM of the session medians (the split where
-the cumulative deviation from the mean is largest) and kept only when it is
-real: the bootstrap interval of median(after) / median(before), over the
-samples of the sessions on each side
-(:func:`clusterbench.judging.stats.median_ratio_ci`),
-excludes 1 and the shift is at least ``min_shift``. It names the first
-session after the move.
+DISTURBED samples (judging.disturbed) are shown as points of their own and
+never pooled: they take no part in a change point or a drift, and how many
+were left out is said, one line per kind of disturbance.
+
+A figure moves in one of two ways. A **step**: found by a CUSUM of the
+session medians (the split where the cumulative deviation from the mean is
+largest, with at least :data:`MIN_SIDE` undisturbed sessions on each side)
+and kept only when it is real: the bootstrap interval of median(after) /
+median(before), over the samples of the sessions on each side
+(:func:`clusterbench.judging.stats.median_ratio_ci`), excludes 1 and the
+shift is at least ``min_shift``. It names the first session after the move.
+A **drift**: a monotone trend (Mann-Kendall, 95 %) whose Theil-Sen slope
+moves the figure by at least ``min_shift`` over the sessions; it is
+reported as a slope per session. When both are found, the one that fits
+the session medians better (smaller squared residuals) is reported: a steady
+2 %/session decline is a drift, not a step.
 """
 
 import datetime
@@ -29,6 +38,10 @@ from clusterbench.judging import stats, verdict
 
 #: A smaller shift between the sessions before and after is no change point.
 DEFAULT_MIN_SHIFT = 0.05
+#: Undisturbed sessions needed on each side of a change point.
+MIN_SIDE = 3
+#: |Mann-Kendall z| of a drift (95 %, two-sided).
+DRIFT_Z = 1.96
 
 
 @dataclass
@@ -40,6 +53,8 @@ class Point:
     reference: Optional[float] = None
     lower: Optional[float] = None
     upper: Optional[float] = None
+    #: What this session's samples broke (judging.disturbed), or None.
+    disturbed: Optional[str] = None
 
     @property
     def value(self):
@@ -70,6 +85,15 @@ class Change:
 
 
 @dataclass
+class Drift:
+    slope: float  # relative change per session, of the series' centre
+    first: float  # fitted value at the first undisturbed session
+    last: float  # ... and at the last
+    sessions: int
+    z: float  # Mann-Kendall
+
+
+@dataclass
 class Series:
     test: str
     system: str
@@ -79,6 +103,7 @@ class Series:
     unit: str
     points: list = field(default_factory=list)
     change: Optional[Change] = None
+    drift: Optional[Drift] = None
 
     @property
     def title(self):
@@ -86,10 +111,12 @@ class Series:
         return f'{self.test} {self.variable} ({where})'
 
 
-def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT):
+def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
     """The series of every figure matching *pattern* (a regular expression
     searched in ``TEST:FIGURE``) over *sessions*, a list of (uuid, start,
-    figures) oldest first (see clusterbench.results.history.distinct_sessions)."""
+    figures) oldest first (see clusterbench.results.history.distinct_sessions).
+    The DISTURBED samples of those figures are counted in *left_out*
+    (a :class:`~clusterbench.judging.disturbed.LeftOut`), when given."""
     try:
         regex = re.compile(pattern)
     except re.error as err:
@@ -109,6 +136,8 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT):
             series = found.get(key)
             if series is None:
                 series = found[key] = Series(*key, judged.unit)
+            if judged.disturbed and left_out is not None:
+                left_out.add(judged.disturbed, uuid, len(judged.values))
             series.points.append(
                 Point(
                     uuid,
@@ -118,34 +147,87 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT):
                     judged.reference,
                     judged.lower,
                     judged.upper,
+                    judged.disturbed,
                 )
             )
     for series in found.values():
-        series.change = change_point(series.points, min_shift)
+        series.change, series.drift = movement(series.points, min_shift)
     return list(found.values())
 
 
-def change_point(points, min_shift=DEFAULT_MIN_SHIFT):
-    """The session where the figure moved (a :class:`Change`), or None."""
-    if len(points) < 2:
+def movement(points, min_shift=DEFAULT_MIN_SHIFT):
+    """``(change, drift)`` of a series, at most one of them set: the step
+    or the drift that fits its undisturbed session medians better."""
+    change = change_point(points, min_shift)
+    found = drift_of(points, min_shift)
+    if change is None or found is None:
+        return change, found
+    steady = [p.value for p in points if not p.disturbed]
+    split = sum(1 for p in points[: change.index] if not p.disturbed)
+    before, after = steady[:split], steady[split:]
+    step_sse = _sse(before, statistics.fmean(before)) + _sse(
+        after, statistics.fmean(after)
+    )
+    slope, intercept = _least_squares(steady)
+    line_sse = sum((v - intercept - slope * i) ** 2 for i, v in enumerate(steady))
+    return (None, found) if line_sse <= step_sse else (change, None)
+
+
+def _sse(values, centre):
+    return sum((v - centre) ** 2 for v in values)
+
+
+def _least_squares(values):
+    n = len(values)
+    xbar, ybar = (n - 1) / 2, statistics.fmean(values)
+    sxx = sum((i - xbar) ** 2 for i in range(n))
+    slope = sum((i - xbar) * (v - ybar) for i, v in enumerate(values)) / sxx
+    return slope, ybar - slope * xbar
+
+
+def change_point(points, min_shift=DEFAULT_MIN_SHIFT, min_side=MIN_SIDE):
+    """The session where the figure stepped (a :class:`Change`), or None:
+    never from fewer than *min_side* undisturbed sessions on each side, and
+    never at a DISTURBED one (their samples take no part)."""
+    steady = [i for i, p in enumerate(points) if not p.disturbed]
+    if len(steady) < 2 * min_side:
         return None
-    medians = [p.value for p in points]
+    medians = [points[i].value for i in steady]
     mean = statistics.fmean(medians)
     cusum, best, split = 0.0, -1.0, None
     for k, value in enumerate(medians[:-1], start=1):
         cusum += value - mean
-        if abs(cusum) > best:
+        if min_side <= k <= len(medians) - min_side and abs(cusum) > best:
             best, split = abs(cusum), k
-    before = [v for p in points[:split] for v in p.values]
-    after = [v for p in points[split:] for v in p.values]
+    before = [v for i in steady[:split] for v in points[i].values]
+    after = [v for i in steady[split:] for v in points[i].values]
     base = statistics.median(before)
     if not base:
         return None
     ci = stats.median_ratio_ci(after, before)
     low, point, high = ci
     if (low > 1 or high < 1) and abs(point - 1) >= min_shift:
-        return Change(split, points[split].session, base, statistics.median(after), ci)
+        at = steady[split]
+        return Change(at, points[at].session, base, statistics.median(after), ci)
     return None
+
+
+def drift_of(points, min_shift=DEFAULT_MIN_SHIFT):
+    """A steady monotone drift of the undisturbed session medians (a
+    :class:`Drift`), or None: significant (Mann-Kendall) and moving the
+    figure by at least *min_shift* over the sessions."""
+    medians = [p.value for p in points if not p.disturbed]
+    if len(medians) < 2 * MIN_SIDE - 1:
+        return None
+    z = stats.mann_kendall_z(medians)
+    slope, intercept = stats.theil_sen(medians)
+    first, last = intercept, intercept + slope * (len(medians) - 1)
+    centre = stats.median(medians)
+    if abs(z) < DRIFT_Z or not centre or not first:
+        return None
+    if abs(last / first - 1) < min_shift:
+        return None
+    return Drift(slope / abs(centre), first, last, len(medians), z)
 
 
 CSV_HEADER = (
@@ -164,6 +246,8 @@ CSV_HEADER = (
     'allowed high',
     'verdict',
     'change point',
+    'drift per session',
+    'disturbed',
 )
 
 
@@ -192,17 +276,35 @@ def csv_text(series_list):
                     '' if high is None else repr(high),
                     p.verdict,
                     f'{s.change.shift:+.1%}' if moved else '',
+                    f'{s.drift.slope:+.2%}' if s.drift else '',
+                    p.disturbed or '',
                 ]
             )
     return out.getvalue()
 
 
 def describe(series):
-    """One line: the sessions, and where the figure moved (or that it did not)."""
-    n = len(series.points)
+    """One line: the sessions, and how the figure moved (a step or a drift)
+    or that it did not."""
+    steady = [p for p in series.points if not p.disturbed]
+    n = len({p.session for p in steady})
     head = f'{series.title}: {n} session{"s" * (n != 1)}'
+    left = sum(len(p.values) for p in series.points if p.disturbed)
+    if left:
+        head += f' ({left} DISTURBED sample{"s" * (left != 1)} left out)'
+    if series.drift is not None:
+        d = series.drift
+        return (
+            f'{head}, drifts {d.slope:+.1%} per session over {d.sessions} '
+            f'sessions ({d.first:.4g} -> {d.last:.4g} {series.unit})'
+        )
     if series.change is None:
-        return f'{head}, no change point'
+        why = ''
+        if n < 2 * MIN_SIDE:
+            why = (
+                f' (a change point needs {MIN_SIDE} undisturbed sessions on each side)'
+            )
+        return f'{head}, no change point{why}'
     c = series.change
     when = series.points[c.index].date.strftime('%Y-%m-%d %H:%M UTC')
     return (

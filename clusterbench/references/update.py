@@ -91,6 +91,8 @@ class Proposal:
     spread: float
     #: Bound only the bad side (see band()).
     one_sided: bool = False
+    #: The kind of figure whose floor applied (references.floors), or ''.
+    kind: str = ''
 
     @property
     def better(self):
@@ -142,20 +144,29 @@ def tolerance_of(
     return centre, round(tolerance, 2), spread
 
 
-def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False):
+def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False, floor_for=None):
+    """A :class:`Proposal` per group of samples. *floor_for* (e.g.
+    references.floors.floor_for) gives each group ``(floor, kind)``: its
+    tolerance is then at least that floor, and *floor* stays the margin
+    beyond the farthest session (see stats.session_band)."""
     proposals = []
     for group in groups:
         if len(group.values) < min_samples:
             continue
         share = vocabulary.is_share(group.variable, group.unit)
+        least, kind, margin = floor, '', None
+        if floor_for is not None:
+            kind_floor, kind = floor_for(group)
+            least, margin = max(floor, kind_floor), floor
         median, tolerance, spread = tolerance_of(
             group.values,
-            floor,
+            least,
             k,
             sessions=list(group.per_session.values()) or None,
             absolute_floor=vocabulary.SHARE_FLOOR if share else None,
+            margin=margin,
         )
-        proposals.append(Proposal(group, median, tolerance, spread, one_sided))
+        proposals.append(Proposal(group, median, tolerance, spread, one_sided, kind))
     return proposals
 
 

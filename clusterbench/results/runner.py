@@ -202,9 +202,12 @@ def run(
     wait=True,
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
+    reports=None,
 ):
     """Run the suite on *system* with ReFrame, as it goes printing to *out*
-    what runs; the judged :class:`Session`, or one line (ClusterbenchError)."""
+    what runs; the judged :class:`Session`, or one line (ClusterbenchError).
+    The session's report path is appended to *reports* (a list), when given,
+    as soon as the session has its directory."""
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
@@ -226,6 +229,8 @@ def run(
     lock = node_lock(config, system, wait)
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
+    if reports is not None:
+        reports.append(report)
     extra = [*policy_options(config, system, extra), *extra]
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')

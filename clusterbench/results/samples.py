@@ -8,15 +8,20 @@ references/ stays below results/.
 import math
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import disturbed
 from clusterbench.references.lookup import index_value
 from clusterbench.references.update import Samples
 from clusterbench.results import runreport
 
 
-def collect(report_paths):
-    """Samples of every verified figure in the reports, grouped per reference."""
+def collect(report_paths, left_out=None):
+    """Samples of every verified figure in the reports, grouped per reference.
+
+    DISTURBED samples are left out (judging.disturbed) and counted in
+    *left_out*, a :class:`~clusterbench.judging.disturbed.LeftOut`, when given."""
     groups = {}
     used = 0
+    left_out = disturbed.LeftOut() if left_out is None else left_out
     for path in report_paths:
         data = runreport.load(path)
         session = data['session_info'].get('uuid') or path
@@ -31,6 +36,8 @@ def collect(report_paths):
                     continue
                 if case.get('disturbed'):
                     # Its conditions broke the thresholds: not a measurement.
+                    figures = len(case.get('perfvalues') or {}) or 1
+                    left_out.add(case['disturbed'], session, figures)
                     continue
                 index = tuple(case.get('reference_index') or ())
                 key = tuple(index_value(case, name) for name in index)
@@ -76,8 +83,12 @@ def collect(report_paths):
                         if ident[:3] == (case['system'], _class_name(case), key):
                             group.probes.setdefault(session, []).append(probe)
     if not used:
+        why = '; '.join(left_out.lines())
         raise ClusterbenchError(
-            'no verified figure in ' + ', '.join(report_paths) + ': nothing to update'
+            'no verified figure in '
+            + ', '.join(report_paths)
+            + (f' ({why})' if why else '')
+            + ': nothing to update'
         )
     return list(groups.values())
 

@@ -1,0 +1,132 @@
+"""Proposed references as a reader reads them: figure by figure, named by its
+test's short name, never as a chain of ``$index`` keys.
+
+One heading line per place the references apply (system:partition,
+environment, CPU kind), then one line per figure::
+
+    local:default, gnu-openmpi, CPU AMD-25-17 (x86_64_v4, AMD EPYC, 2 CPUs)
+      + CGSolverCheck stencil=7 variant=pipelined / gflops: 4.556 GFlop/s
+        ±14 % (n=3 in 3 sessions, spread 1.2 %; floor 14 %: solver, one rank
+        per node)
+
+``+`` a new reference, ``~`` one that replaces another (shown as old ->
+new), ``=`` one that stays as it is.
+"""
+
+import os
+
+from clusterbench.references import directory as refdir
+from clusterbench.references import lookup
+
+#: Index keys that say where a reference applies rather than which test
+#: configuration it is: shown once in the heading.
+_PLACE = ('$partition', '$environ', '$system')
+
+
+def _is_place(name):
+    return name in _PLACE or name.startswith('$processor.') or name == 'cpu_kind'
+
+
+def place(samples):
+    """The heading of a proposal: where its reference applies."""
+    params = dict(zip(samples.index, samples.key))
+    where = params.get('$partition') or f'{samples.system}'
+    parts = [str(where)]
+    if params.get('$environ'):
+        parts.append(str(params['$environ']))
+    cpu = [
+        f'{params[k]}'
+        for k in ('$processor.arch', '$processor.model')
+        if params.get(k) is not None
+    ]
+    if params.get('$processor.num_cpus') is not None:
+        cpu.append(f'{params["$processor.num_cpus"]} CPUs')
+    if params.get('cpu_kind') is not None:
+        parts.append(
+            f'CPU {params["cpu_kind"]}' + (f' ({", ".join(cpu)})' if cpu else '')
+        )
+    elif cpu:
+        parts.append(', '.join(cpu))
+    return ', '.join(parts)
+
+
+def short_name(samples):
+    """``CGSolverCheck stencil=7 variant=pipelined / gflops``."""
+    params = [
+        f'{name}={value}'
+        for name, value in zip(samples.index, samples.key)
+        if not _is_place(name)
+    ]
+    return ' '.join([samples.test, *params]) + f' / {samples.variable}'
+
+
+def _band(entry):
+    _, lower, upper, _ = entry
+    if lower is not None and upper is not None and -lower == upper:
+        return f'±{_percent(upper)}'
+
+    def one(value, infinite):
+        return infinite if value is None else f'{value:+.0%}'.replace('%', ' %')
+
+    return f'{one(lower, "-∞")}/{one(upper, "+∞")}'
+
+
+def _percent(value, digits=0):
+    return f'{value:.{digits}%}'.replace('%', ' %')
+
+
+def _figure(prop):
+    s = prop.samples
+    n, sessions = len(s.values), len(s.sessions)
+    floor = f'; floor of {prop.kind}' if prop.kind else ''
+    return (
+        f'{prop.entry[0]:g} {s.unit} {_band(prop.entry)} '
+        f'(n={n} in {sessions} session{"s" * (sessions != 1)}, '
+        f'spread {_percent(prop.spread, 1)}{floor})'
+    )
+
+
+def lines(proposals, directory):
+    """The proposal, heading by heading, against the references in
+    *directory* (a root of system directories)."""
+    cache, out, heading = {}, [], None
+    for prop in sorted(proposals, key=_order):
+        s = prop.samples
+        here = place(s)
+        if here != heading:
+            out.append(here)
+            heading = here
+        old = _old(prop, directory, cache)
+        new = _figure(prop)
+        name = short_name(s)
+        if old is None:
+            out.append(f'  + {name}: {new}')
+        elif list(old[:3]) == prop.entry[:3]:
+            out.append(f'  = {name}: {new}')
+        else:
+            was = f'{old[0]:g} {s.unit} {_band(list(old[:3]) + [None])}'
+            out.append(f'  ~ {name}: {was} -> {new}')
+    return out
+
+
+def _order(prop):
+    s = prop.samples
+    return (place(s), s.test, tuple(map(str, s.key)), s.variable)
+
+
+def _old(prop, directory, cache):
+    """The reference that *directory* has now for the proposal's figure."""
+    s = prop.samples
+    path = os.path.join(refdir.system_directory(directory, s.system), s.reference_file)
+    if path not in cache:
+        cache[path] = lookup.load_file(path)
+    entry = cache[path].get(s.test)
+    if not isinstance(entry, dict):
+        return None
+    level = entry
+    for key in s.key:
+        if not isinstance(level, dict) or key not in level:
+            return None
+        level = level[key]
+    found = level.get(s.variable) if isinstance(level, dict) else None
+    return found if isinstance(found, list) and len(found) >= 3 else None
