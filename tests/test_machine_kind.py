@@ -129,19 +129,24 @@ def test_every_local_reference_has_a_measured_identity():
     from clusterbench.references import provenance as refprov
 
     folder = os.path.join(REFERENCES, 'local', 'provenance')
+    with open(refprov.sessions_path(os.path.dirname(folder))) as f:
+        sessions = yaml.safe_load(f)
     retired = 0
     for name in sorted(os.listdir(folder)):
+        if name == refprov.SESSIONS_FILE:
+            continue
         with open(os.path.join(folder, name)) as f:
             prov = yaml.safe_load(f)
         for entries in refprov.records(prov).values():
             for where, entry in entries.items():
-                ident = entry['identity']
+                *history, current = refprov.versions(entry)
+                ident = refprov.facts(current, sessions)['identity']
                 assert ident['source'] == 'recorded', where
                 assert ident['cpu_kind'] in where.split('/'), where
                 for fact in ('family', 'model', 'stepping', 'microcode'):
                     assert ident.get(fact) not in (None, '', 'absent'), (where, fact)
-                for history in entry.get('history', []):
-                    old = history.get('identity') or {}
+                for version in history:
+                    old = refprov.facts(version, sessions).get('identity') or {}
                     if old.get('source') == 'migrated':
                         assert old['family'] == old['cpu_kind'].split('-')[1]
         for record in prov.get('$retired', []):
