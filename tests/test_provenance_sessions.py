@@ -10,10 +10,12 @@ import json
 import os
 import shutil
 
+import pytest
 import yaml
 from conftest import PROJECT
 from test_refupdate import case, report
 
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.references import provenance as refprov
 from clusterbench.references import update as refupdate
 from clusterbench.results import samples
@@ -170,3 +172,14 @@ def test_the_shipped_provenance_records_each_session_once():
     # The node facts of a session are in one record, not in every entry.
     text = json.dumps(sessions)
     assert text.count('node_facts') == len(sessions)
+
+
+def test_an_update_does_not_merge_into_session_records_that_are_no_mapping(tmp_path):
+    refs = tmp_path / 'refs'
+    _write(tmp_path, refs, 'a.json', 10.0, 's1')
+    records = refs / 'local' / 'provenance' / refprov.SESSIONS_FILE
+    records.write_text('- s1\n')
+    before = {p: p.read_bytes() for p in (refs / 'local').rglob('*.yaml')}
+    with pytest.raises(ClusterbenchError, match=f'{records}: not a mapping'):
+        _write(tmp_path, refs, 'b.json', 11.0, 's2')
+    assert {p: p.read_bytes() for p in (refs / 'local').rglob('*.yaml')} == before

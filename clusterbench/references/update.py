@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from clusterbench import __version__
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import provenance as refprov
@@ -209,7 +210,13 @@ def _load_references(path):
 
 
 def _load_provenance(path):
-    return (yamlfile.load_any(path) or {}) if os.path.exists(path) else {}
+    data = (yamlfile.load_any(path) or {}) if os.path.exists(path) else {}
+    if not isinstance(data, dict):
+        # An update merges into it: what is not a mapping is not merged into.
+        raise ClusterbenchError(
+            f'{path}: not a mapping of provenance records; nothing was changed'
+        )
+    return data
 
 
 def repair_first(proposals, directory):
