@@ -236,9 +236,14 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     assert 1152 in new_level
     if 10368 in old_level:
         assert new_level[10368] == old_level[10368]
+    from clusterbench.references import provenance as refprov
+
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'hpcc.yaml').read_text())
-    entry = next(v for k, v in prov['HPCCCheck'].items() if k.endswith('/1152'))
+    records = refs / 'local' / refprov.PROVENANCE_DIR / refprov.SESSIONS_FILE
+    sessions = yaml.safe_load(records.read_text())
+    (entry,) = next(v for k, v in prov['HPCCCheck'].items() if k.endswith('/1152'))
+    identity = refprov.facts(entry, sessions)['identity']
     # HPCC records node facts: the new entry's identity is recorded, not assumed.
-    assert entry['identity']['source'] == 'recorded'
-    assert entry['identity']['cpu_kind'] == kind
-    assert entry['identity']['microcode'] != ''
+    assert identity['source'] == 'recorded'
+    assert identity['cpu_kind'] == kind
+    assert identity['microcode'] != ''
