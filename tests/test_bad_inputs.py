@@ -17,6 +17,7 @@ import signal
 import subprocess
 import time
 
+import fsfaults
 import pytest
 import yaml
 from badinput import (
@@ -346,10 +347,11 @@ def test_11_kill_9_at_20_random_points_of_references_update_write(tmp_path):
     trace = tmp_path / 'trace'
     assert update(done, report, hook=f'trace:{trace}').returncode == 0
     new = contents(done)
-    last = len(trace.read_text().splitlines())
+    # Points inside the transaction: before one of its file operations.
+    first, last = fsfaults.transaction(fsfaults.read_trace(trace))
     seed = random.randrange(2**32)
     print(f'kill points seeded with {seed}')
-    points = sorted(random.Random(seed).sample(range(1, last), 20))
+    points = sorted(random.Random(seed).sample(range(first, last + 1), 20))
     for k in points:
         work = tmp_path / f'k{k}'
         shutil.copytree(store.refs, work)
@@ -381,21 +383,43 @@ def test_12_two_concurrent_references_updates_take_turns(tmp_path):
     shutil.copytree(store.refs, serial)
     for report in (first_report, second_report):
         assert update(serial, report).returncode == 0
+    # The first pauses at its first write: it holds the lock there.
+    traced = tmp_path / 'traced'
+    shutil.copytree(store.refs, traced)
+    trace = tmp_path / 'first-trace'
+    assert update(traced, first_report, hook=f'trace:{trace}').returncode == 0
+    at, _ = fsfaults.transaction(fsfaults.read_trace(trace))
     hold = tmp_path / 'hold'
     hold.mkdir()
-    first = update(store.refs, first_report, hook=f'pause:3:{hold}', wait=False)
-    deadline = time.monotonic() + 60
-    while not (hold / 'paused').exists():
-        assert first.poll() is None and time.monotonic() < deadline
-        time.sleep(0.05)
-    trace = tmp_path / 'second-trace'
-    second = update(store.refs, second_report, hook=f'trace:{trace}', wait=False)
-    time.sleep(1.0)
-    # The first holds the lock half way through its writes: the second has
-    # not taken a single step.
-    assert second.poll() is None and not trace.exists()
-    (hold / 'go').touch()
-    outputs = [proc.communicate(timeout=60) for proc in (first, second)]
+    procs = []
+    try:
+        first = update(store.refs, first_report, hook=f'pause:{at}:{hold}', wait=False)
+        procs.append(first)
+        deadline = time.monotonic() + 60
+        while not (hold / 'paused').exists():
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        trace = tmp_path / 'second-trace'
+        second = update(store.refs, second_report, hook=f'trace:{trace}', wait=False)
+        procs.append(second)
+        # The first holds the lock half way through its writes: the second opens
+        # the lock file (in the directory it makes if need be), and does nothing more.
+        lock = (f'local/{refstore.LOCK}',)
+        while lock not in fsfaults.paths(trace):
+            assert second.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert second.poll() is None
+        assert fsfaults.paths(trace) == {('local',), lock}
+        (hold / 'go').touch()
+        outputs = [proc.communicate(timeout=60) for proc in (first, second)]
+    finally:
+        # A failed assertion leaves no update paused or waiting behind it.
+        (hold / 'go').touch()
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     assert [proc.returncode for proc in (first, second)] == [0, 0], outputs
     assert_line(
         outputs[1][1],

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 
+import fsfaults
 import pytest
 from badinput import Store, assert_line, hashes, plain_reframe, references_check
 from conftest import PROJECT, require_fixtures
@@ -282,9 +283,12 @@ def test_20_a_duplicate_key_in_a_provenance_file(tmp_path):
     store = Store(tmp_path)
     prov = store.refs / 'local' / 'provenance' / 'hpcc.yaml'
     lines = prov.read_text().splitlines(keepends=True)
-    # The first record's first field, given again just below it.
-    at = next(i for i, line in enumerate(lines) if line.strip().startswith('made:'))
-    lines.insert(at + 1, lines[at])
+    # The first version's date, given again just below it.
+    at = next(
+        i for i, line in enumerate(lines) if line.lstrip(' -').startswith('made:')
+    )
+    field = lines[at].lstrip(' -')
+    lines.insert(at + 1, ' ' * (len(lines[at]) - len(field)) + field)
     prov.write_text(''.join(lines))
     store.before = hashes(store.refs, store.results)
     result = references_check(store.refs)
@@ -309,8 +313,7 @@ def half_applied(tmp_path_factory):
     trace = tmp / 'trace'
     shutil.copytree(REFERENCES, tmp / 'traced')
     assert update(tmp / 'traced', report, hook=f'trace:{trace}').returncode == 0
-    steps = trace.read_text().splitlines()
-    (k,) = [s.split()[0] for s in steps if s.endswith(' renamed cgsolver.yaml')]
+    k = fsfaults.renamed_to(fsfaults.read_trace(trace), 'local/cgsolver.yaml')
     refs = tmp / 'refs'
     shutil.copytree(REFERENCES, refs)
     assert update(refs, report, hook=f'kill:{k}').returncode == -9

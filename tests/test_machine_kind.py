@@ -129,19 +129,24 @@ def test_every_local_reference_has_a_measured_identity():
     from clusterbench.references import provenance as refprov
 
     folder = os.path.join(REFERENCES, 'local', 'provenance')
+    with open(refprov.sessions_path(os.path.dirname(folder))) as f:
+        sessions = yaml.safe_load(f)
     retired = 0
     for name in sorted(os.listdir(folder)):
+        if name == refprov.SESSIONS_FILE:
+            continue
         with open(os.path.join(folder, name)) as f:
             prov = yaml.safe_load(f)
         for entries in refprov.records(prov).values():
             for where, entry in entries.items():
-                ident = entry['identity']
+                *history, current = refprov.versions(entry)
+                ident = refprov.facts(current, sessions)['identity']
                 assert ident['source'] == 'recorded', where
                 assert ident['cpu_kind'] in where.split('/'), where
                 for fact in ('family', 'model', 'stepping', 'microcode'):
                     assert ident.get(fact) not in (None, '', 'absent'), (where, fact)
-                for history in entry.get('history', []):
-                    old = history.get('identity') or {}
+                for version in history:
+                    old = refprov.facts(version, sessions).get('identity') or {}
                     if old.get('source') == 'migrated':
                         assert old['family'] == old['cpu_kind'].split('-')[1]
         for record in prov.get('$retired', []):
@@ -231,9 +236,14 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
     assert 1152 in new_level
     if 10368 in old_level:
         assert new_level[10368] == old_level[10368]
+    from clusterbench.references import provenance as refprov
+
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'hpcc.yaml').read_text())
-    entry = next(v for k, v in prov['HPCCCheck'].items() if k.endswith('/1152'))
+    records = refs / 'local' / refprov.PROVENANCE_DIR / refprov.SESSIONS_FILE
+    sessions = yaml.safe_load(records.read_text())
+    (entry,) = next(v for k, v in prov['HPCCCheck'].items() if k.endswith('/1152'))
+    identity = refprov.facts(entry, sessions)['identity']
     # HPCC records node facts: the new entry's identity is recorded, not assumed.
-    assert entry['identity']['source'] == 'recorded'
-    assert entry['identity']['cpu_kind'] == kind
-    assert entry['identity']['microcode'] != ''
+    assert identity['source'] == 'recorded'
+    assert identity['cpu_kind'] == kind
+    assert identity['microcode'] != ''

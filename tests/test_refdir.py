@@ -96,7 +96,7 @@ def test_report_paths_are_stored_relative_to_the_results_root(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
-    assert prov['T']['local:default/e']['reports'] == [
+    assert prov['T']['local:default/e'][-1]['reports'] == [
         'local/20261124T101010/report.json'
     ]
 

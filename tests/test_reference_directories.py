@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 
+import fsfaults
 import pytest
 import rfm
 import yaml
@@ -49,11 +50,13 @@ def report(path, *cases, uuid='s1'):
     return str(path)
 
 
-def references(*args, hook=None):
-    env = {k: v for k, v in os.environ.items() if k != refstore.STEP_HOOK}
+def references(*args, hook=None, directory=None):
+    """`clusterbench references *args*`; *hook* a fault of tests/fsfaults.py
+    at the file operations in *directory*."""
+    env = dict(os.environ)
     env['SOURCE_DATE_EPOCH'] = '1795000000'  # two writes give the same bytes
     if hook:
-        env[refstore.STEP_HOOK] = hook
+        return fsfaults.run(directory, hook, 'references', *args, env=env, cwd=PROJECT)
     return subprocess.run(
         [tool('clusterbench'), 'references', *args],
         capture_output=True,
@@ -101,14 +104,14 @@ def test_check_and_repair_work_per_system_directory(tmp_path):
     shutil.copytree(root, tmp_path / 'dry')
     traced = references(
         'update', '--from', box_only, '--references', str(tmp_path / 'dry'),
-        '--write', hook=f'trace:{trace}',
+        '--write', hook=f'trace:{trace}', directory=tmp_path / 'dry',
     )  # fmt: skip
     assert traced.returncode == 0, traced.stderr
-    steps = trace.read_text().splitlines()
-    commit = next(int(s.split()[0]) for s in steps if s.endswith(' committed'))
+    events = fsfaults.read_trace(trace)
+    commit = fsfaults.commit_point(events, f'box/{refstore.JOURNAL}')
     killed = references(
         'update', '--from', box_only, '--references', str(root), '--write',
-        hook=f'kill:{commit}',
+        hook=f'kill:{commit}', directory=root,
     )  # fmt: skip
     assert killed.returncode == -9, killed.stderr
     # The journal is in box's directory, and check names it there only.

@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 
+import fsfaults
 import pytest
 import yaml
 from conftest import PROJECT
@@ -27,6 +28,9 @@ SITE_OPTIONS = [
     os.path.join(PROJECT, 'reframe_checks'),
 ]
 ALL = ('cgsolver', 'hpcc', 'netpipe')
+#: The files an update of every file of ALL changes: each with its
+#: provenance, and the session records (a new session).
+CHANGED = 2 * len(ALL) + 1
 LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
@@ -88,20 +92,14 @@ def run_report(path, files=ALL, factor=1.01, uuid='s-new'):
 
 
 def update(directory, report, hook=None, wait=True):
+    """`clusterbench references update --write`; *hook* a fault of
+    tests/fsfaults.py at the file operations in *directory*."""
     env = {**os.environ, 'SOURCE_DATE_EPOCH': '1795000000'}
-    env.pop(refstore.STEP_HOOK, None)
+    args = ['references', 'update', '--from', report]
+    args += ['--references', str(directory), '--write']
     if hook:
-        env[refstore.STEP_HOOK] = hook
-    cmd = [
-        tool('clusterbench'),
-        'references',
-        'update',
-        '--from',
-        report,
-        '--references',
-        str(directory),
-        '--write',
-    ]
+        return fsfaults.run(directory, hook, *args, env=env, wait=wait)
+    cmd = [tool('clusterbench'), *args]
     if not wait:
         return subprocess.Popen(
             cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -151,12 +149,12 @@ def store(tmp_path):
     return directory
 
 
-def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
+def test_kill_9_before_every_file_operation_leaves_old_or_new_and_repair_completes(
     store, tmp_path, capsys
 ):
     report = run_report(tmp_path / 'report.json')
     old = contents(store)
-    # The new version, and every step of the update that writes it.
+    # The new version, and every file operation of the update that writes it.
     done = tmp_path / 'done'
     shutil.copytree(store, done)
     trace = tmp_path / 'trace'
@@ -164,22 +162,19 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
     assert result.returncode == 0, result.stderr
     new = contents(done)
     changed = {rel for rel in old if old[rel][0] != new[rel][0]}
-    assert len(changed) == 2 * len(ALL)
+    assert len(changed) == CHANGED
     assert all(old[rel][1] == new[rel][1] for rel in old)  # modes kept
-    steps = trace.read_text().splitlines()
-    assert len(steps) >= 50
-    commit = next(int(s.split()[0]) for s in steps if s.endswith(' committed'))
-    last = len(steps)
-    # 50 points spread evenly, and every rename of a reference file (where
-    # the two evenly spread points fall depends on how much the files hold).
+    events = fsfaults.read_trace(trace)
+    commit = fsfaults.commit_point(events, f'local/{refstore.JOURNAL}')
+    first, last = fsfaults.transaction(events)
+    # A new reference file beside its old provenance, at each rename of one.
     reference_renames = [
-        k
-        for k, step in enumerate(steps, 1)
-        if step.split(' ', 1)[1].startswith('renamed ') and '/' not in step
+        fsfaults.renamed_to(events, f'local/{name}.yaml') for name in ALL
     ]
-    evenly = {round(1 + i * (last - 1) / 49) for i in range(50)}
-    points = sorted(evenly | set(reference_renames))
-    assert len(evenly) == 50 and points[0] == 1 and points[-1] == last
+    # Before the first temporary file, at every operation of the
+    # transaction, and once all is done.
+    points = [first - 1, *range(first, last + 1), last + 1]
+    assert len(points) >= 30 and first < commit < last
 
     outcomes = {'old': 0, 'new': 0}
     mismatches = 0
@@ -191,14 +186,14 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
         rc, out = command(capsys, 'check', str(work), *SITE_OPTIONS)
         if rc == 0:
             assert 'every reference entry matches its provenance: ok' in out
-            assert k == last, f'step {k} ({steps[k - 1]}) left a clean state early'
+            assert k in (first - 1, last + 1), f'{k} ({events[k - 1]}) left no trace'
         else:
+            assert first <= k <= last, (k, events[k - 1], out)
             assert 'interrupted update: ' in out, (k, out)
             assert 'Traceback' not in out
-            step = steps[k - 1].split(' ', 1)[1]
-            if step.startswith('renamed ') and '/' not in step:
+            if k in reference_renames:
                 # A new reference beside its old provenance: named as such.
-                name = step.split()[1]
+                name = events[k - 2][1][-1].split('/')[-1]
                 assert f'inconsistent: {work}/local/provenance/{name}: ' in out, out
                 mismatches += 1
             rc, out = command(capsys, 'repair', '--references', str(work))
@@ -213,15 +208,14 @@ def test_kill_9_at_50_points_leaves_old_or_new_and_repair_completes(
         version = 'new' if k >= commit else 'old'
         expected = new if version == 'new' else old
         for rel, (data, mode) in after.items():
-            assert (data, mode) == expected[rel], (k, steps[k - 1], rel)
+            assert (data, mode) == expected[rel], (k, events[k - 1], rel)
             if rel.endswith('.yaml'):
                 yaml.load(data, Loader=LOADER)
         outcomes[version] += 1
         shutil.rmtree(work)
-    # Both sides of the commit are exercised (where it falls among the steps
-    # depends on how much the files hold).
+    # Both sides of the commit are exercised.
     assert outcomes['old'] >= 5 and outcomes['new'] >= 5, outcomes
-    assert mismatches == len(reference_renames) > 0
+    assert mismatches == len(reference_renames) == len(ALL)
 
 
 def test_the_next_update_repairs_an_interrupted_one(store, tmp_path):
@@ -229,8 +223,8 @@ def test_the_next_update_repairs_an_interrupted_one(store, tmp_path):
     trace = tmp_path / 'trace'
     shutil.copytree(store, tmp_path / 'x')
     assert update(tmp_path / 'x', report, hook=f'trace:{trace}').returncode == 0
-    steps = trace.read_text().splitlines()
-    commit = next(int(s.split()[0]) for s in steps if s.endswith(' committed'))
+    events = fsfaults.read_trace(trace)
+    commit = fsfaults.commit_point(events, f'local/{refstore.JOURNAL}')
     assert update(store, report, hook=f'kill:{commit}').returncode == -9
     result = update(store, report)
     assert result.returncode == 0, result.stderr

@@ -143,11 +143,12 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
         'hpcg_bandwidth': [2.0, -0.03, 0.03, 'GB/s'],
     }
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
-    entry = prov['T']['local:default/gnu-openmpi/AMD EPYC']
+    # The versions of the entry, oldest first: an update appends one.
+    earlier, entry = prov['T']['local:default/gnu-openmpi/AMD EPYC']
     assert entry['sessions'] == ['s2']
     assert entry['reports'] == ['b.json']  # never an absolute path
-    assert entry['history'][0]['sessions'] == ['s1']
-    assert entry['history'][0]['figures']['bandwidth']['values'] == [10.0]
+    assert earlier['sessions'] == ['s1']
+    assert earlier['figures']['bandwidth']['values'] == [10.0]
 
 
 def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
@@ -389,7 +390,7 @@ def test_update_names_sessions_and_warns_below_three(tmp_path):
     assert '(n=4 in 3 sessions, spread' in three.stdout
     assert 'warning' not in three.stdout
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())
-    figure = prov['T']['local:default/gnu-openmpi/AMD EPYC']['figures']['bandwidth']
+    figure = prov['T']['local:default/gnu-openmpi/AMD EPYC'][-1]['figures']['bandwidth']
     assert figure['sessions'] == 3
     assert sorted(figure['session_medians']) == [10.05, 10.1, 10.2]
 

@@ -98,7 +98,7 @@ def test_update_from_three_real_sessions(recorded):
     prov = yaml.safe_load(
         (tmp / 'refs' / 'local' / 'provenance' / 'cgsolver.yaml').read_text()
     )
-    (entry,) = prov['CGSolverCheck'].values()
+    ((entry,),) = prov['CGSolverCheck'].values()
     assert entry['figures']['gflops']['sessions'] == 3
     assert len(entry['figures']['gflops']['session_medians']) == 3
 
@@ -161,7 +161,7 @@ def test_provenance_keeps_the_host_probe_of_the_sessions(recorded):
     prov = yaml.safe_load(
         (tmp / 'refs' / 'local' / 'provenance' / 'cgsolver.yaml').read_text()
     )
-    (entry,) = prov['CGSolverCheck'].values()
+    ((entry,),) = prov['CGSolverCheck'].values()
     assert entry['host_probe']['sessions'] == 3
     for name in hostprobe.FIGURES:
         medians = [statistics.median(p[name] for p in s) for s in per_session]
@@ -177,7 +177,7 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
     shutil.copytree(tmp / 'refs', refs)
     prov_path = refs / 'local' / 'provenance' / 'cgsolver.yaml'
     prov = yaml.safe_load(prov_path.read_text())
-    (entry,) = prov['CGSolverCheck'].values()
+    ((entry,),) = prov['CGSolverCheck'].values()
     entry['host_probe'] = {
         k: v * 3 if k != 'sessions' else v for k, v in entry['host_probe'].items()
     }

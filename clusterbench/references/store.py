@@ -11,6 +11,9 @@ removed, every file is still its old version). A crash after it leaves the
 journal: rolled forward (the remaining temporary files are renamed; every
 file is its new version). ``references check`` names both states, and the
 next update or ``references repair`` repairs them.
+
+Nothing here is for tests: they kill a real update before each of its file
+operations, which they see through Python's audit hooks (tests/fsfaults.py).
 """
 
 import contextlib
@@ -21,9 +24,7 @@ import json
 import os
 import re
 import secrets
-import signal
 import sys
-import time
 
 from clusterbench.core.errors import ClusterbenchError
 
@@ -32,35 +33,6 @@ LOCK = '.update.lock'
 #: Temporary files of an update: ours (``.<name>.txn-<id>``, the journal's),
 #: and the ``.tmp-*`` of the per-file writer that came before.
 _TEMPORARY = re.compile(r'^\.(tmp-.+|.+\.txn-[0-9a-f]+|update\.journal\.tmp)$')
-#: Temporary files are written in pieces of this size: a crash can stop a
-#: write half way, and the test hook can stop it there.
-CHUNK = 8192
-#: Test hook: ``trace:FILE`` appends every step's name to FILE,
-#: ``kill:K`` kills this process (SIGKILL) at step K, ``pause:K:DIR`` creates
-#: DIR/paused at step K and waits there until DIR/go exists.
-STEP_HOOK = 'CLUSTERBENCH_TEST_STEP'
-
-
-class _Steps:
-    """The points where the test hook may trace, kill or pause an update."""
-
-    def __init__(self):
-        self.count = 0
-        self.mode, _, self.arg = os.environ.get(STEP_HOOK, '').partition(':')
-
-    def __call__(self, name):
-        self.count += 1
-        if self.mode == 'trace':
-            with open(self.arg, 'a') as trace:
-                trace.write(f'{self.count} {name}\n')
-        elif self.mode == 'kill' and self.count == int(self.arg):
-            os.kill(os.getpid(), signal.SIGKILL)
-        elif self.mode == 'pause':
-            at, _, where = self.arg.partition(':')
-            if self.count == int(at):
-                open(os.path.join(where, 'paused'), 'w').close()
-                while not os.path.exists(os.path.join(where, 'go')):
-                    time.sleep(0.02)
 
 
 def sha256(data):
@@ -126,23 +98,17 @@ def _mode_for(path):
         return None
 
 
-def _write_temp(path, data, mode, step, label):
+def _write_temp(path, data, mode):
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        step(f'opened {label}')
         view = memoryview(data)
-        for start in range(0, len(view), CHUNK):
-            piece = view[start : start + CHUNK]
-            while piece:
-                piece = piece[os.write(fd, piece) :]
-            if start + CHUNK < len(view):
-                step(f'wrote {start + CHUNK} bytes of {label}')
+        while view:
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)
-    step(f'synced {label}')
 
 
 def _write_error(err, path):
@@ -209,7 +175,6 @@ def refuse_half_applied(directory):
 def commit(directory, contents):
     """Replace the files of *directory* named in *contents* (relative path ->
     new bytes) in one transaction. The caller holds :func:`locked`."""
-    step = _Steps()
     txid = secrets.token_hex(4)
     files, made = [], []
     target = directory
@@ -222,13 +187,13 @@ def commit(directory, contents):
             old = _hash_of(target)
             files.append({'path': rel, 'temp': temp, 'old': old, 'new': sha256(data)})
             made.append(os.path.join(directory, temp))
-            _write_temp(made[-1], data, _mode_for(target), step, temp)
+            _write_temp(made[-1], data, _mode_for(target))
         for folder in sorted({os.path.dirname(p) for p in made}):
             _fsync_dir(folder)
         target = os.path.join(directory, JOURNAL)
         journal = json.dumps({'transaction': txid, 'files': files}, indent=1).encode()
         made.append(target + '.tmp')
-        _write_temp(made[-1], journal, None, step, JOURNAL + '.tmp')
+        _write_temp(made[-1], journal, None)
         os.replace(made[-1], target)
     except OSError as err:
         _remove(made)
@@ -236,10 +201,8 @@ def commit(directory, contents):
     except BaseException:
         _remove(made)
         raise
-    step('committed')
     _fsync_dir(directory)
-    step('journal synced')
-    _roll_forward(directory, files, step)
+    _roll_forward(directory, files)
 
 
 def _remove(paths):
@@ -248,7 +211,7 @@ def _remove(paths):
             os.unlink(path)
 
 
-def _roll_forward(directory, files, step):
+def _roll_forward(directory, files):
     for entry in files:
         path = os.path.join(directory, entry['path'])
         temp = os.path.join(directory, entry['temp'])
@@ -267,13 +230,10 @@ def _roll_forward(directory, files, step):
                 f'{path}: cannot rename the new version into place: '
                 f'{err.strerror}; run `clusterbench references repair`'
             ) from None
-        step(f'renamed {entry["path"]}')
     for folder in sorted({os.path.dirname(e['path']) for e in files}):
         _fsync_dir(os.path.join(directory, folder))
-    step('targets synced')
     os.unlink(os.path.join(directory, JOURNAL))
     _fsync_dir(directory)
-    step('journal removed')
 
 
 def repair(directory):
@@ -290,7 +250,7 @@ def repair(directory):
             raise ClusterbenchError(
                 f'{journal_path}: unreadable journal: {err}'
             ) from None
-        _roll_forward(directory, files, _Steps())
+        _roll_forward(directory, files)
         done.append(
             f'rolled forward the interrupted update {journal.get("transaction")}: '
             + ', '.join(os.path.join(directory, e['path']) for e in files)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from clusterbench import __version__
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import provenance as refprov
@@ -220,7 +221,13 @@ def _load_references(path):
 
 
 def _load_provenance(path):
-    return (yamlfile.load_any(path) or {}) if os.path.exists(path) else {}
+    data = (yamlfile.load_any(path) or {}) if os.path.exists(path) else {}
+    if not isinstance(data, dict):
+        # An update merges into it: what is not a mapping is not merged into.
+        raise ClusterbenchError(
+            f'{path}: not a mapping of provenance records; nothing was changed'
+        )
+    return data
 
 
 def repair_first(proposals, directory):
@@ -345,16 +352,21 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
     by_file = defaultdict(list)
     for prop in proposals:
         by_file[prop.samples.reference_file].append(prop)
-    written, contents = [], {}
+    written = []
+    sessions_name = os.path.join(PROVENANCE_DIR, refprov.SESSIONS_FILE)
+    contents = {}
+    made = {'made': now, 'reports': report_paths}
     with refstore.locked(directory):
         repaired = refstore.repair(directory)
         if notes is not None:
             notes += repaired
+        sessions = _load_provenance(os.path.join(directory, sessions_name))
         for name, props in sorted(by_file.items()):
             path = os.path.join(directory, name)
             prov_name = os.path.join(PROVENANCE_DIR, name)
             refs = _load_references(path)
             prov = _load_provenance(os.path.join(directory, prov_name))
+            prov = refprov.migrate(prov, sessions)
             cases = defaultdict(list)
             for prop in props:
                 s = prop.samples
@@ -367,46 +379,55 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
             for (test, key), case_props in cases.items():
                 where = refprov.where(key)
                 entries = prov.setdefault(test, {})
-                previous = entries.get(where)
-                history = []
-                if previous:
-                    history = previous.pop('history', [])
-                    history.insert(0, previous)
-                first = case_props[0].samples
-                entries[where] = {
-                    'made': now,
-                    refprov.HASH_KEY: refprov.entry_hash(stored[(test, where)]),
-                    'reports': report_paths,
-                    'sessions': sorted(first.sessions),
-                    'nodes': sorted(first.nodes),
-                    'hardware': dict(first.facts),
-                    'identity': dict(first.identity)
-                    or {'source': 'absent', 'reason': 'the reports recorded none'},
-                    'clusterbench': __version__,
-                    'reframe': _reframe_version(),
-                    'stack': dict(stack or {}),
-                    **_host_probe_entry(first),
-                    'figures': {
-                        p.samples.variable: {
-                            'reference': p.entry,
-                            'samples': len(p.samples.values),
-                            'median': _round(statistics.median(p.samples.values), 6),
-                            'spread_mad_rel': round(p.spread, 4),
-                            'sessions': len(p.samples.sessions),
-                            'session_medians': [
-                                _round(stats.median(v), 6)
-                                for v in p.samples.per_session.values()
-                            ],
-                            'values': [_round(v, 6) for v in p.samples.values],
-                        }
-                        for p in case_props
-                    },
-                    'history': history,
-                }
+                version = _version(
+                    case_props, stored[(test, where)], sessions, made, stack
+                )
+                entries[where] = [*refprov.versions(entries.get(where)), version]
             contents[prov_name] = _dump(prov)
             written.append(path)
+        contents[sessions_name] = _dump(sessions)
         refstore.commit(directory, contents)
     return written
+
+
+def _version(case_props, leaf, sessions, made, stack):
+    """One version of the provenance of a reference entry (*made*: when and
+    from which reports); the sessions it was made from get a record in
+    *sessions* if they have none."""
+    first = case_props[0].samples
+    ids = sorted(first.sessions)
+    found = {
+        'nodes': sorted(first.nodes),
+        'hardware': dict(first.facts),
+        'identity': dict(first.identity)
+        or {'source': 'absent', 'reason': 'the reports recorded none'},
+        'stack': dict(stack or {}),
+    }
+    for sid in ids:
+        sessions.setdefault(sid, dict(found))
+    return {
+        refprov.HASH_KEY: refprov.entry_hash(leaf),
+        **made,
+        'sessions': ids,
+        **refprov.differs(found, sessions, ids),
+        'clusterbench': __version__,
+        'reframe': _reframe_version(),
+        **_host_probe_entry(first),
+        'figures': {
+            p.samples.variable: {
+                'reference': p.entry,
+                'samples': len(p.samples.values),
+                'median': _round(statistics.median(p.samples.values), 6),
+                'spread_mad_rel': round(p.spread, 4),
+                'sessions': len(p.samples.sessions),
+                'session_medians': [
+                    _round(stats.median(v), 6) for v in p.samples.per_session.values()
+                ],
+                'values': [_round(v, 6) for v in p.samples.values],
+            }
+            for p in case_props
+        },
+    }
 
 
 def _now():

@@ -2,6 +2,7 @@
 the project's reference_data/<system>/."""
 
 import os
+import re
 
 import reframe as rfm
 import reframe.core.runtime as rt
@@ -12,10 +13,10 @@ from reframe.core.exceptions import ReferenceParseError
 from clusterbench.checks.plugins.runconditions import RunConditions
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import hwinfo
+from clusterbench.references import lookup as reflookup
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import validate as refdata
-from clusterbench.references.lookup import index_value
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
@@ -122,25 +123,22 @@ class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
         self.processor_facts['cpu_kind'] = self.cpu_kind
 
     def reference_host_probe(self):
-        if not self.reference_path:
+        if not self.reference_path or not hasattr(self.reference, 'data'):
             return {}
-        case = {
-            'system': self.current_system.name,
-            'partition': self.current_partition.name,
-            'environ': self.current_environ.name,
-            'processor_facts': self.processor_facts,
-            **{
-                name: getattr(self, name)
-                for name in self.reference_index
-                if not name.startswith('$') and hasattr(self, name)
-            },
-        }
-        key = [index_value(case, name) for name in self.reference_index]
-        if any(k is None for k in key):
+        # The entry ReFrame judges this test against, found as ReFrame finds it.
+        try:
+            key = reflookup.matched_key(self.reference.index, self.reference.data, self)
+        except re.error:
+            return {}  # ReFrame fails the test on it
+        if key is None:
             return {}
         folder, name = os.path.split(self.reference_path)
         prov = _provenance(os.path.join(folder, refprov.PROVENANCE_DIR, name))
-        entry = (prov.get(self.display_name.split()[0]) or {}).get(refprov.where(key))
+        entries = prov.get(self.display_name.split()[0])
+        where = refprov.where(key)
+        entry = refprov.current(
+            entries.get(where) if isinstance(entries, dict) else None
+        )
         probe = entry.get('host_probe') if isinstance(entry, dict) else None
         return probe if isinstance(probe, dict) else {}
 
