@@ -31,7 +31,6 @@ SUBCOMMANDS = (
     'report',
     'paths',
     'site',
-    'ab',
 )
 
 #: Subcommands that are whole programs of their own: name -> (module, help).

@@ -214,36 +214,3 @@ def robust_z(value, peers, min_spread=0.05):
         z = 0.0 if value == centre else math.copysign(math.inf, value - centre)
         return z, centre, scale
     return (value - centre) / scale, centre, scale
-
-
-#: Two-sided 95 % quantiles of Student's t, by degrees of freedom (1-30);
-#: beyond 30 the normal quantile is within 4 % of them.
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-def t975(dof):
-    """The two-sided 95 % quantile of Student's t with *dof* degrees of freedom."""
-    return _T975[dof - 1] if dof <= len(_T975) else 1.96
-
-
-def paired_ratio_ci(pairs):
-    """(low, point, high) of the ratio b/a from paired blocks ``[(a, b)]``,
-    a 95 % t-interval on the log ratios of the pairs.
-
-    Paired within a block (A and B measured minutes apart), a slow change of
-    the machine cancels: only the spread of the ratios between blocks counts,
-    not the spread of the figures. With one block there is a ratio and no
-    interval: (None, point, None).
-    """
-    logs = [math.log(b / a) for a, b in pairs]
-    if not logs:
-        raise ValueError('no pairs')
-    mean = statistics.fmean(logs)
-    if len(logs) < 2:
-        return None, math.exp(mean), None
-    half = t975(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(mean - half), math.exp(mean), math.exp(mean + half)
