@@ -5,5 +5,5 @@ derive from these classes. The benchmark bases are the modules here; the
 plugins they mix in (references, job state, provenance, Spack builds, the
 verified-output path, ...) are in :mod:`clusterbench.checks.plugins`.
 
-Imports: acceptance, bench, core, machine, parsers, references, site
+Imports: acceptance, bench, core, judging, machine, parsers, references, site
 """

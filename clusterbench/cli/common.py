@@ -11,9 +11,16 @@ REFERENCES_HELP = (
 )
 
 
-def show(table, args):
+def show(table, args, details=''):
     print(
-        verdictview.render(table, args.format, args.strict, args.verbose, args.show_all)
+        verdictview.render(
+            table,
+            args.format,
+            args.strict,
+            args.verbose,
+            args.show_all,
+            details=details,
+        )
     )
 
 

@@ -238,20 +238,29 @@ def run(
             lock.release()
     table = verdict.rows(judged, failures)
     print(f'\nResults: {prefix}\n', file=out)
+    width = verdictview.terminal_width()
+    if verbose:
+        details = sessionreport.text(reports, width)
+    else:
+        details = sessionreport.digest(reports)
+    if ran.no_space:
+        incomplete = f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})'
+        details = f'{incomplete}\n\n{details}' if details else incomplete
     print(
         verdictview.render(
-            table, 'table', strict, verbose, show_all, not_loaded=ran.not_loaded
+            table,
+            'table',
+            strict,
+            verbose,
+            show_all,
+            not_loaded=ran.not_loaded,
+            details=details,
         ),
         file=out,
     )
-    if ran.no_space:
-        print(f'incomplete: {prefix}: {NO_SPACE_TEXT} ({ran.no_space[0]})', file=out)
-    details = sessionreport.text(reports, verdictview.terminal_width())
-    if details:
-        print(f'\n{details}', file=out)
     if junit:
         with open(junit, 'w') as xml:
-            xml.write(verdictview.format_junit(table, strict) + '\n')
+            xml.write(verdictview.render(table, 'junit', strict) + '\n')
     code = verdict.exit_code(table, strict)
     if code == verdict.EXIT_REGRESSION:
         return code
