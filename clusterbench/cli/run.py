@@ -91,7 +91,7 @@ def add_parser(sub):
         type=_runs,
         default=confirm.DEFAULT_RUNS,
         metavar='N',
-        help='run a test case with a figure SLOWER, WORSE or FLAGGED N more '
+        help='run a test case with a figure SLOWER or FLAGGED N more '
         'times and judge each figure on all its runs (default '
         f'{confirm.DEFAULT_RUNS}, at most {confirm.MAX_RUNS}; 0: judge the first '
         'run alone)',

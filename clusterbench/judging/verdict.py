@@ -26,7 +26,7 @@ class Kind(enum.StrEnum):
       stays for speeds, the word a user looks for;
     - the report's ``missing`` (not run on this configuration) and
       acceptance's ``MISSING`` (an expected node without a result) are one
-      MISSING: no result at all.
+      ``missing``: no result at all, nothing judged.
     """
 
     PASS = 'pass'

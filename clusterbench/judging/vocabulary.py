@@ -1,6 +1,6 @@
 """The figure vocabulary: for every figure the checks record, which way is better.
 
-Declared once here and used by verdicts (``SLOWER`` / ``WORSE`` / ``FASTER``),
+Declared once here and used by verdicts (``SLOWER`` / ``FLAGGED`` / ``FASTER``),
 reference updates (``--one-sided`` bands), the HTML report (best
 configuration) and acceptance (robust direction). The unit decides for speeds:
 a rate (``.../s``) is better higher, a time better lower. Figures whose unit
@@ -104,5 +104,5 @@ def direction(variable, unit):
 
 
 def is_speed(variable, unit):
-    """A rate or a time: a bad change is ``SLOWER``, otherwise ``WORSE``."""
+    """A rate or a time: a bad change is ``SLOWER``, otherwise ``FLAGGED``."""
     return (is_rate(unit) or is_time(unit)) and _named(variable or '') is None
