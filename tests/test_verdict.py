@@ -363,3 +363,12 @@ def test_inconclusive_against_a_baseline_run():
     slower = [fig(v) for v in (88, 87, 89)]
     (judged,) = verdict.group(slower, base, tolerance=0.25)
     assert judged.verdict == Verdict(Kind.INCONCLUSIVE, '-12 % inside ±25 %')
+
+
+def test_a_bare_kind_set_on_a_judged_figure_still_makes_a_row():
+    # Rows added by other code (portable figures) may set a Kind alone.
+    (judged,) = verdict.group([fig(95, 100, -0.1, 0.1)])
+    judged.verdict = Kind.FASTER
+    (row,) = verdict.rows([judged], [])
+    assert judged.kind is Kind.FASTER and row.verdict == Verdict(Kind.FASTER)
+    assert verdict.exit_code([row], strict=True) == verdict.EXIT_STRICT

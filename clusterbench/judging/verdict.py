@@ -303,7 +303,8 @@ class Judged:
 
     @property
     def kind(self):
-        return self.verdict.kind
+        # kind(): also where a caller assigned a bare Kind to .verdict.
+        return kind(self.verdict)
 
     @property
     def compared_to(self):
@@ -420,6 +421,10 @@ class Row:
     phase: str = ''
     #: Where the samples were measured (see Judged.origins).
     origins: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.verdict, Verdict):
+            object.__setattr__(self, 'verdict', Verdict(self.verdict))
 
     @property
     def kind(self):
