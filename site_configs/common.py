@@ -268,11 +268,17 @@ def storage(**overrides):
 #: CLUSTERBENCH_PERFLOGDIR, or ReFrame's --perflogdir, moves it.
 PERFLOG_DIR = os.path.join(RESULTS, 'perflogs')
 
-#: One line per test case: when, what, where, its verdict, then every figure.
+#: One line per test case: when, what, where, ReFrame's result, clusterbench's
+#: verdict (its kind, then with the figures it names: ``SLOWER|SLOWER
+#: (gflops)``), the nodes and their CPU identity, then every figure. Every
+#: handler a site adds (syslog, httpjson) gets the same fields: check_verdict,
+#: check_verdict_kind, check_job_nodelist, check_cpu_kind,
+#: check_machine_identity (see docs/machine-outputs.md).
 PERFLOG_FORMAT = (
     '%(check_job_completion_time)s|reframe %(version)s|%(check_display_name)s|'
     '%(check_system)s:%(check_partition)s|%(check_environ)s|'
-    '%(check_jobid)s|%(check_result)s|%(check_perfvalues)s'
+    '%(check_jobid)s|%(check_result)s|%(check_verdict_kind)s|%(check_verdict)s|'
+    '%(check_job_nodelist)s|%(check_cpu_kind)s|%(check_perfvalues)s'
 )
 #: Per figure (ReFrame writes the header: <figure>_value|<figure>_unit|...).
 PERFVARS_FORMAT = (

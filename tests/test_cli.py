@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+import verdicttable
 from rfm import clusterbench
 
 from clusterbench.checks.plugins import energy
@@ -88,12 +89,15 @@ def test_run_records_each_session_separately(tmp_path):
         'hpl_nb=96',
     )
     first = clusterbench(*args)
-    assert 'HPCCCheck  local:default  gnu-openmpi  hpl ' in first.stdout, first.stderr
+    shown = verdicttable.rows(first.stdout)
+    assert any(r['variable'] == 'hpl' for r in shown), first.stderr
     rows = [
-        line
-        for line in first.stdout.splitlines()
-        if line.startswith('HPCCCheck  local:default')
-        and line.split()[3] not in {f.name for f in energy.FIGURES}  # if exposed
+        r
+        for r in shown
+        if (r['test'], r['partition'], r['environment'])
+        == ('HPCCCheck', 'local:default', 'gnu-openmpi')
+        and r['variable']
+        not in {f.name for f in energy.FIGURES}  # only where a node exposes it
     ]
     assert len(rows) == len(hpcc.FIGURES) + 1  # and the HPL/DGEMM efficiency
     second = clusterbench(*args)

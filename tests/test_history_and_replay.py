@@ -1,9 +1,9 @@
 """History, replay and the update round trip, on sessions run for real."""
 
 import os
-import re
 
 import pytest
+import verdicttable
 import yaml
 from rfm import clusterbench, reframe
 
@@ -33,12 +33,10 @@ def session(tmp_path_factory):
 
 
 def verdicts(stdout):
-    found = {}
-    for line in stdout.splitlines():
-        cells = re.split(r'\s{2,}', line.strip())
-        if len(cells) == 10 and cells[0] != 'test' and not cells[0].startswith('--'):
-            found[(cells[0], cells[2], cells[3])] = cells[9]
-    return found
+    return {
+        (r['test'], r['environment'], r['variable']): r['verdict']
+        for r in verdicttable.rows(stdout)
+    }
 
 
 def test_update_then_replay_passes_and_tolerance_change_flags(session, tmp_path):

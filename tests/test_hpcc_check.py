@@ -6,6 +6,7 @@ import os
 import re
 
 import pytest
+import verdicttable
 from rfm import CONFIG, clusterbench, only_case, reframe
 
 from clusterbench.checks.plugins.energy import FIGURES as ENERGY
@@ -77,13 +78,9 @@ def test_plain_reframe_and_compare_agree_on_verdicts(judged_run):
     result = clusterbench('compare', os.path.join(prefix, 'report.json'), '-v')
     # The unmeetable mpifft reference is a figure too slow: SLOWER, exit 1.
     assert result.returncode == 1, result.stderr
-    verdicts = {}
-    # "references: ...", the column names and their rule come first.
+    # "references: ...", then the table.
     assert result.stdout.startswith('references: as recorded in the report')
-    for line in result.stdout.splitlines()[3:]:
-        cells = re.split(r'\s{2,}', line.strip())
-        if len(cells) == 10:
-            verdicts[cells[3]] = cells[9]
+    verdicts = {r['variable']: r['verdict'] for r in verdicttable.rows(result.stdout)}
     assert verdicts['hpl'] == 'pass'
     assert verdicts['mpifft'] == 'SLOWER'
     assert verdicts['dgemm_star'] == 'no reference'

@@ -178,7 +178,7 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
         )
         assert machine.stderr.splitlines() == [f'references: {said}']
         (row,) = json.loads(machine.stdout)
-        assert row['reference'] == f'{reference:g}'
+        assert row['reference'] == reference
         html = clusterbench(
             'report', str(report), '-o', str(tmp_path / 'r.html'), *args, env=environ
         )

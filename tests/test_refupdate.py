@@ -328,7 +328,9 @@ def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
     fig = Figure(
         'T', 'l', 'd', 'e', 'bandwidth', 3.6, 'GB/s', 4.1, *prop.entry[1:3], None
     )
-    assert verdict.group([fig])[0].verdict.startswith('INCONCLUSIVE (-12 % inside')
+    (judged,) = verdict.group([fig])
+    assert judged.kind == verdict.INCONCLUSIVE
+    assert judged.verdict.detail.startswith('-12 % inside')
     # Two sessions: the centre is between the modes, half the range reaches both.
     (two,) = refupdate.propose(samples.collect(paths[1:]), floor=0.03, k=3)
     low, high = verdict.bounds(two.reference, *two.entry[1:3])
@@ -364,7 +366,7 @@ def test_a_share_near_zero_gets_an_absolute_floor(tmp_path):
         *prop.entry[1:3],
         None,
     )
-    assert verdict.group([fig])[0].verdict == verdict.WORSE
+    assert verdict.group([fig])[0].verdict == verdict.FLAGGED
     # `references check` measures the share in points: ±1 point is narrow.
     refs = tmp_path / 'refs'
     refupdate.write([prop], str(refs), paths)

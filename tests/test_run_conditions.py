@@ -15,6 +15,7 @@ from rfm import clusterbench, only_case, reframe, tool
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
+from clusterbench.judging import view as verdictview
 from clusterbench.machine import conditions, hwinfo
 from clusterbench.results import runreport, samples
 
@@ -38,7 +39,9 @@ def test_shares_from_proc_stat_deltas_and_the_ranks_cpu_time():
     assert found['ranks_cpu_share'] == pytest.approx(0.71)
     assert found['load_before'] == 0.1 and found['mhz_after'] == 2600.0
     assert conditions.disturbed(found) == "steal 18 %, ranks' CPU share 71 %"
-    assert f'{verdict.DISTURBED} (steal 18 %' in _judged(found)
+    assert _judged(found) == verdict.Verdict(
+        verdict.DISTURBED, "steal 18 %, ranks' CPU share 71 %"
+    )
 
 
 def test_without_the_ranks_cpu_time_the_share_is_absent_with_the_reason():
@@ -77,10 +80,10 @@ def test_disturbed_samples_are_shown_but_never_decide_a_verdict():
     judged = verdict.group([fig(10.0), fig(10.1), fig(3.0, 'steal 40 %')])
     by_verdict = {j.verdict: j for j in judged}
     assert by_verdict['pass'].values == [10.0, 10.1]
-    assert by_verdict['DISTURBED (steal 40 %)'].values == [3.0]
+    assert by_verdict[verdict.Verdict('DISTURBED', 'steal 40 %')].values == [3.0]
     table = verdict.rows(judged, [])
     assert not verdict.anything_wrong(table)
-    assert ', 1 DISTURBED, ' in verdict.summary(table)
+    assert ', 1 DISTURBED, ' in verdictview.summary(table)
     # Nor as a baseline for --against: a disturbed baseline is no baseline.
     (only,) = verdict.group([fig(10.0)], baseline=[fig(3.0, 'steal 40 %')])
     assert only.verdict == 'no reference' and only.baseline is None
@@ -202,11 +205,12 @@ def test_a_cpu_hog_beside_the_benchmark_makes_it_disturbed(tmp_path):
     assert case['machine_identity']['cpu_kind'] == hwinfo.cpu_kind_of_file()
     # clusterbench shows every figure as DISTURBED, with what was broken.
     compare = subprocess.run(
-        [tool('clusterbench'), 'compare', str(tmp_path / 'report.json')],
+        [tool('clusterbench'), 'compare', '-v', str(tmp_path / 'report.json')],
         capture_output=True, text=True, cwd=PROJECT, timeout=300,
     )  # fmt: skip
     assert compare.returncode == 0, compare.stdout + compare.stderr
-    # (The conditions lines wrap to the terminal: compare their words.)
+    # (The conditions lines, shown with -v, wrap to the terminal: compare
+    # their words.)
     shown = ' '.join(compare.stdout.split('Run conditions')[1].split())
     assert 'DISTURBED (' in shown
     rows = [x for x in compare.stdout.splitlines() if x.startswith('NetPIPECheck  ')]

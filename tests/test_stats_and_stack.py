@@ -2,8 +2,9 @@
 
 import pytest
 
+from clusterbench.acceptance import nodes as acceptance_nodes
 from clusterbench.checks import comm
-from clusterbench.judging import stats, vocabulary
+from clusterbench.judging import stats, verdict, vocabulary
 from clusterbench.references import update as refupdate
 from clusterbench.references import validate as refdata
 from clusterbench.report import assemble
@@ -21,18 +22,33 @@ def test_mad_is_scaled_once_and_the_band_has_a_floor():
         stats.median([])
 
 
-def test_reference_updates_and_the_report_draw_the_same_band():
+def test_reference_updates_use_the_statistics_of_judging():
     values = [100.0, 90.0, 101.0, 99.0, 100.5, 60.0]
     median, tolerance, spread = refupdate.tolerance_of(values, floor=0.01, k=3.0)
     assert median == stats.median(values)
     assert spread == stats.relative_spread(values)
+    assert tolerance == round(stats.tolerance_band(values, 0.01, 3.0), 2)
+
+
+def test_the_report_flags_pairs_as_acceptance_flags_nodes():
+    # One outlier judge: the report's pair matrices and `acceptance nodes`
+    # condemn the same values (robust z against the others, bad side only).
+    values = [100.0, 90.0, 101.0, 99.0, 100.5, 60.0, 140.0]
     by_host = {f'n{i}': v for i, v in enumerate(values)}
-    flags, centre = assemble._robust_flags(by_host, 'higher', floor=0.01, k=3.0)
-    assert centre == median
-    band = stats.tolerance_band(values, 0.01, 3.0)
-    assert tolerance == round(band, 2)
-    assert set(flags) == {n for n, v in by_host.items() if v / median - 1 < -band}
-    assert 'n5' in flags
+    flags, centre = assemble._robust_flags(by_host, 'higher')
+    assert centre == stats.median(values)
+    nodes = {
+        host: acceptance_nodes.Node(
+            host, {'T:x': acceptance_nodes.Figure('T', 'x', 'GFlop/s', [value])}
+        )
+        for host, value in by_host.items()
+    }
+    ranked = acceptance_nodes.rank(nodes)
+    condemned = {n.name for n in ranked if n.verdict == verdict.FLAGGED}
+    assert set(flags) == condemned == {'n5'}
+    # No better direction: either side is an outlier.
+    flags, _ = assemble._robust_flags(by_host, None)
+    assert set(flags) == {'n5', 'n6'}
 
 
 def test_every_unit_list_is_the_vocabulary():

@@ -1,13 +1,15 @@
-"""Verdicts: pass / SLOWER / WORSE / FASTER / FLAGGED / no reference, pooled
-samples, baselines, strictness, the table and JUnit XML."""
+"""Verdicts: pass / SLOWER / FLAGGED / FASTER / no reference, pooled samples,
+baselines, strictness, the table and JUnit XML."""
 
+import dataclasses
 import math
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from clusterbench.judging import stats, verdict
+from clusterbench.judging import machineview, stats, verdict
 from clusterbench.judging import view as verdictview
+from clusterbench.judging.verdict import Kind, Verdict
 from clusterbench.results.runreport import Failure, Figure
 
 
@@ -46,11 +48,12 @@ def fig(
         # Lower is better for a time: the same band, the other direction.
         (fig(111, 100, -0.1, 0.1, name='time', unit='s'), verdict.SLOWER),
         (fig(89.9, 100, -0.1, 0.1, name='time', unit='s'), verdict.FASTER),
-        # Figures of merit that are not speeds get WORSE.
-        (fig(80, 90, -0.1, 0.1, name='hpl_dgemm_efficiency', unit='%'), verdict.WORSE),
-        (fig(30, 20, -0.1, 0.1, name='mpi_time_share', unit='%'), verdict.WORSE),
+        # Figures of merit that are not speeds are FLAGGED (WORSE before:
+        # the same to a user, see Kind).
+        (fig(80, 90, -0.1, 0.1, name='hpl_dgemm_efficiency', unit='%'), Kind.FLAGGED),
+        (fig(30, 20, -0.1, 0.1, name='mpi_time_share', unit='%'), Kind.FLAGGED),
         (fig(10, 20, -0.1, 0.1, name='mpi_time_share', unit='%'), verdict.FASTER),
-        (fig(9e3, 8e3, -0.1, 0.1, name='bidir_n_half', unit='B'), verdict.WORSE),
+        (fig(9e3, 8e3, -0.1, 0.1, name='bidir_n_half', unit='B'), Kind.FLAGGED),
         # No better direction (an iteration count): either side is FLAGGED.
         (fig(130, 100, -0.1, 0.1, name='iterations', unit=''), verdict.FLAGGED),
         (fig(70, 100, -0.1, 0.1, name='iterations', unit=''), verdict.FLAGGED),
@@ -69,7 +72,7 @@ def test_single_sample_verdicts_are_reframes(figure, expected):
     assert verdict.judge(figure) == expected
     # Without a detection threshold: no INCONCLUSIVE, exactly ReFrame's band.
     (judged,) = verdict.group([figure], threshold=None)
-    assert judged.verdict == expected
+    assert judged.verdict == Verdict(expected) and judged.kind is expected
 
 
 def test_bounds_mirror_reframe():
@@ -109,8 +112,10 @@ def test_a_real_change_beyond_tolerance_is_flagged_even_if_close_to_it():
     assert judged.value < 92 and judged.ci[2] > 1
     # A median 10 % worse never passes silently: the noise hides it, and the
     # verdict says so (it fails only --strict).
-    assert judged.verdict == 'INCONCLUSIVE (-10 % beyond the band, not significant)'
-    assert verdict.kind(judged.verdict) in verdict.STRICT_ONLY
+    assert judged.verdict == Verdict(
+        Kind.INCONCLUSIVE, '-10 % beyond the band, not significant'
+    )
+    assert judged.kind.fails_strict and not judged.kind.fails_run
     # Below the detection threshold it stays a pass.
     (judged,) = verdict.group(noisy, threshold=0.15)
     assert judged.verdict == verdict.PASS
@@ -145,27 +150,37 @@ def test_rows_and_exit_semantics():
     )
     judged = verdict.group([fig(95, 100, -0.1, 0.1), fig(5, name='mpifft')])
     table = verdict.rows(judged, [failure])
-    assert table[0][-5:] == ('1', 'GFlop/s', '100', '90 .. 110', 'pass')
-    assert table[1][-3:] == ('-', '-', 'no reference')
-    assert table[2][-1] == 'FAILED (sanity): hpccoutf.txt: HPCC reports Success=0.0'
+    first = table[0]
+    assert (first.n, first.unit, first.reference) == (1, 'GFlop/s', 100)
+    assert (first.low, first.high) == pytest.approx((90, 110))
+    assert first.kind is Kind.PASS
+    assert table[1].reference is None and table[1].kind is Kind.NO_REFERENCE
+    assert table[2].verdict == Verdict(
+        Kind.FAILED, 'hpccoutf.txt: HPCC reports Success=0.0'
+    )
+    assert verdictview.text(table[2]) == (
+        'FAILED (sanity): hpccoutf.txt: HPCC reports Success=0.0'
+    )
     assert verdict.anything_wrong(table)
     assert not verdict.anything_wrong(table[:2])
-    assert verdict.summary(table) == '1 pass, 1 no reference, 1 FAILED'
-    header = verdictview.format_table(table).splitlines()[0]
-    assert header.split() == [
+    assert verdictview.summary(table) == '1 pass, 1 no reference, 1 FAILED'
+    lines = verdictview.format_table(table).splitlines()
+    # Partition, environment, n and unit are the same on every row: said once.
+    assert lines[0] == (
+        'every row: partition local:default, environment gnu-openmpi, n 1, unit GFlop/s'
+    )
+    assert lines[1].split() == [
         'test',
-        'partition',
-        'environment',
         'variable',
         'value',
-        'n',
-        'unit',
         'reference',
+        'vs',
+        'ref',
         'allowed',
         'range',
         'verdict',
     ]
-    assert verdict.format_csv(table).splitlines()[1] == (
+    assert machineview.format_csv(table).splitlines()[1] == (
         'HPCCCheck,local:default,gnu-openmpi,hpl,95,1,GFlop/s,100,90 .. 110,pass'
     )
 
@@ -193,8 +208,10 @@ def test_exit_codes(figures, normal, strict):
 
 
 def test_disturbed_and_failed_rows():
-    table = _table(fig(95, 100, -0.1, 0.1))
-    disturbed = (*table[0][:-1], f'{verdict.DISTURBED}: another job shared the node')
+    (row,) = _table(fig(95, 100, -0.1, 0.1))
+    disturbed = dataclasses.replace(
+        row, verdict=Verdict(Kind.DISTURBED, 'another job shared the node')
+    )
     assert verdict.exit_code([disturbed]) == verdict.EXIT_OK
     assert verdict.exit_code([disturbed], strict=True) == verdict.EXIT_STRICT
     failed = _table(failures=[Failure('X', 'local', 'default', 'e', 'run', 'boom')])
@@ -203,7 +220,7 @@ def test_disturbed_and_failed_rows():
 
 def test_faster_carries_its_hint_and_the_strict_note():
     table = _table(fig(120, 100, -0.1, 0.1), fig(5, name='mpifft'))
-    assert table[0][-1] == verdict.FASTER  # machines get the bare word
+    assert verdictview.cells(table[0])['verdict'] == 'FASTER'  # machines: the word
     text = verdictview.render(table)
     assert 'FASTER (reference stale?)' in text
     assert '1 FASTER, 1 no reference: would fail with --strict (exit 3)' in text
@@ -234,7 +251,7 @@ def test_a_table_a_person_reads():
     rows = [line for line in lines if line.startswith('CGSolverCheck ')]
     # Names keep only the parameters that vary.
     assert len(rows) == 1 and rows[0].startswith('CGSolverCheck stencil=7 variant=')
-    assert '%' not in rows[0] and 'ranks_per_node' not in rows[0]
+    assert ' %' not in rows[0].split('  ')[0] and 'ranks_per_node' not in rows[0]
     # 16 skips, one line.
     assert (
         lines.count(
@@ -250,7 +267,7 @@ def test_a_table_a_person_reads():
     assert any(line.startswith('  NPBCheck benchmark=BT on') for line in every)
     # The full names stay in csv.
     assert 'CGSolverCheck %stencil=7 %variant=pipelined %ranks_per_node=1' in (
-        verdict.format_csv(table)
+        machineview.format_csv(table)
     )
 
 
@@ -277,7 +294,7 @@ def test_junit_one_testcase_per_figure():
         failures=[_npb_skip('CG', 'a')],
     )
     for strict, failed in ((False, {'dgemm_star'}), (True, {'dgemm_star', 'mpifft'})):
-        root = ET.fromstring(verdictview.format_junit(table, strict))
+        root = ET.fromstring(machineview.format_junit(table, strict))
         cases = root.findall('./testsuite/testcase')
         assert len(cases) == 5
         names = {c.get('name') for c in cases if c.find('failure') is not None}
@@ -292,7 +309,7 @@ def test_junit_one_testcase_per_figure():
     'figure, expected',
     [
         # 12 % slower inside ±25 %: the band cannot tell, the verdict says so.
-        (fig(88, 100, -0.25, 0.25), 'INCONCLUSIVE (-12 % inside ±25 %)'),
+        (fig(88, 100, -0.25, 0.25), Verdict(Kind.INCONCLUSIVE, '-12 % inside ±25 %')),
         # The same change inside a band the threshold fits: a plain pass
         # (ReFrame's answer) is right, since 10 % would be flagged.
         (fig(92, 100, -0.1, 0.1), verdict.PASS),
@@ -303,23 +320,23 @@ def test_junit_one_testcase_per_figure():
         # A time: worse is higher, the bad side is the upper one.
         (
             fig(115, 100, -0.05, 0.3, name='time', unit='s'),
-            'INCONCLUSIVE (+15 % inside -5/+30 %)',
+            Verdict(Kind.INCONCLUSIVE, '+15 % inside -5/+30 %'),
         ),
         (fig(85, 100, -0.3, 0.05, name='time', unit='s'), verdict.PASS),
         # No better direction: either side is bad.
         (
             fig(80, 100, -0.3, 0.3, name='iterations', unit=''),
-            'INCONCLUSIVE (-20 % inside ±30 %)',
+            Verdict(Kind.INCONCLUSIVE, '-20 % inside ±30 %'),
         ),
         # A one-sided band open on the bad side judges nothing there.
-        (fig(50, 100, None, 0.1), 'INCONCLUSIVE (-50 % inside -∞/+10 %)'),
+        (fig(50, 100, None, 0.1), Verdict(Kind.INCONCLUSIVE, '-50 % inside -∞/+10 %')),
         # A share near zero: changes in points of the whole. 0.049 % against
         # 0.038 % is 0.01 points, nothing to say...
         (fig(0.049, 0.038, -1.0, 26.3, name='mpi_share', unit='%'), verdict.PASS),
         # ... a band of ±15 points cannot catch 12 points.
         (
             fig(32, 20, -0.75, 0.75, name='mpi_time_share', unit='%'),
-            'INCONCLUSIVE (+12 pp inside ±15 pp)',
+            Verdict(Kind.INCONCLUSIVE, '+12 pp inside ±15 pp'),
         ),
     ],
 )
@@ -327,7 +344,7 @@ def test_inconclusive_names_what_the_band_cannot_judge(figure, expected):
     (judged,) = verdict.group([figure])
     assert judged.verdict == expected
     # ReFrame's own verdict is unchanged: inside the band is a pass.
-    if verdict.kind(expected) == verdict.INCONCLUSIVE:
+    if verdict.kind(expected) is Kind.INCONCLUSIVE:
         assert verdict.judge(figure) == verdict.PASS
 
 
@@ -335,12 +352,23 @@ def test_inconclusive_fails_only_strict_and_is_counted():
     table = verdict.rows(verdict.group([fig(88, 100, -0.25, 0.25)]), [])
     assert verdict.exit_code(table) == verdict.EXIT_OK
     assert verdict.exit_code(table, strict=True) == verdict.EXIT_STRICT
-    assert verdict.summary(table) == '0 pass, 1 INCONCLUSIVE, 0 no reference, 0 FAILED'
-    assert 'INCONCLUSIVE (-12 % inside ±25 %)' in verdict.format_csv(table)
+    assert verdictview.summary(table) == (
+        '0 pass, 1 INCONCLUSIVE, 0 no reference, 0 FAILED'
+    )
+    assert 'INCONCLUSIVE (-12 % inside ±25 %)' in machineview.format_csv(table)
 
 
 def test_inconclusive_against_a_baseline_run():
     base = [fig(v) for v in (100, 101, 99)]
     slower = [fig(v) for v in (88, 87, 89)]
     (judged,) = verdict.group(slower, base, tolerance=0.25)
-    assert judged.verdict == 'INCONCLUSIVE (-12 % inside ±25 %)'
+    assert judged.verdict == Verdict(Kind.INCONCLUSIVE, '-12 % inside ±25 %')
+
+
+def test_a_bare_kind_set_on_a_judged_figure_still_makes_a_row():
+    # Rows added by other code (portable figures) may set a Kind alone.
+    (judged,) = verdict.group([fig(95, 100, -0.1, 0.1)])
+    judged.verdict = Kind.FASTER
+    (row,) = verdict.rows([judged], [])
+    assert judged.kind is Kind.FASTER and row.verdict == Verdict(Kind.FASTER)
+    assert verdict.exit_code([row], strict=True) == verdict.EXIT_STRICT

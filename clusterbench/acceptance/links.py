@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 
 from clusterbench.acceptance import outputs, reports, robust
 from clusterbench.judging import stats
-
-PASS = 'pass'
-FLAGGED = 'FLAGGED'
+from clusterbench.judging.verdict import FLAGGED, PASS, Kind
 
 #: Population figures of a link: name -> (keys in the link dict, direction, unit).
 POPULATION = {
@@ -37,7 +35,7 @@ class Link:
     a: str
     b: str
     figures: dict
-    verdict: str = PASS
+    verdict: Kind = PASS
     reasons: list = field(default_factory=list)
     #: What is wrong, by figure: 'latency', 'bandwidth', 'msgrate', 'stalls'.
     flags: set = field(default_factory=set)
@@ -78,7 +76,7 @@ def fabric_results(cases):
     return found
 
 
-def judge(result, spec=None, z_max=3.5, min_spread=0.05):
+def judge(result, spec=None, z_max=robust.Z_MAX, min_spread=robust.MIN_SPREAD):
     """Judge the links of one fabric result; return a :class:`FabricVerdict`."""
     spec = dict(spec or {})
     spec.setdefault('link_stall_max', DEFAULT_STALL_MAX)
@@ -101,7 +99,7 @@ def judge(result, spec=None, z_max=3.5, min_spread=0.05):
                     continue
                 z, centre, _ = stats.robust_z(value, peers, min_spread)
                 link.figures[f'{key}_z'] = z
-                if -sign * z > z_max:
+                if robust.beyond(z, sign, z_max):
                     link.flag(
                         family,
                         f'{_label(key, link)} {value:.4g} {unit} is '
@@ -189,7 +187,7 @@ def _node_outliers(nodes, links, z_max, min_spread):
         for node, value in per_node.items():
             peers = [v for other, v in per_node.items() if other != node]
             z, centre, _ = stats.robust_z(value, peers, min_spread)
-            if z is not None and -sign * z > z_max and node not in found:
+            if robust.beyond(z, sign, z_max) and node not in found:
                 found[node] = (
                     family,
                     f'the median {family} of its links, {value:.4g} {unit}, is '

@@ -8,7 +8,8 @@ far the node is from the population; a node is FLAGGED when a figure lies
 beyond ``z_max`` on the bad side (below for rates, above for times), or when
 ReFrame judged the figure outside its reference. A node whose battery failed
 (e.g. the node was lost) is FAILED with the reason; a node that was expected
-but has no result at all is MISSING. Each condemned node is named with the
+but has no result at all is missing (the verdict kinds are
+:class:`clusterbench.judging.verdict.Kind`). Each condemned node is named with the
 figure that condemned it.
 """
 
@@ -16,11 +17,7 @@ from dataclasses import dataclass, field
 
 from clusterbench.acceptance import reports, robust
 from clusterbench.judging import stats
-
-PASS = 'pass'
-FLAGGED = 'FLAGGED'
-FAILED = 'FAILED'
-MISSING = 'MISSING'
+from clusterbench.judging.verdict import FAILED, FLAGGED, MISSING, PASS, Kind
 
 
 @dataclass
@@ -48,7 +45,7 @@ class Node:
     name: str
     figures: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
-    verdict: str = PASS
+    verdict: Kind = PASS
     reasons: list = field(default_factory=list)
 
 
@@ -88,7 +85,7 @@ def collect(cases, figures=None):
     return nodes
 
 
-def rank(nodes, z_max=3.5, min_spread=0.05, expected=()):
+def rank(nodes, z_max=robust.Z_MAX, min_spread=robust.MIN_SPREAD, expected=()):
     """Judge every node against its peers and references; return them sorted
     worst first (failed, flagged by |z|, then passing)."""
     for name in expected:
@@ -117,7 +114,7 @@ def rank(nodes, z_max=3.5, min_spread=0.05, expected=()):
         bad = []
         for fig in node.figures.values():
             sign = robust.direction_of(fig.unit)
-            if fig.z is not None and sign and -sign * fig.z > z_max:
+            if sign and robust.beyond(fig.z, sign, z_max):
                 bad.append(
                     (
                         abs(fig.z),

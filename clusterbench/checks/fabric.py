@@ -27,6 +27,7 @@ from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.shell import quote, quote_all
+from clusterbench.judging import stats
 from clusterbench.parsers import declarations
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
@@ -114,12 +115,6 @@ def _values(result, key, directed=True):
     ]
 
 
-def _median(values):
-    values = sorted(values)
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else 0.5 * (values[mid - 1] + values[mid])
-
-
 def _aggregate(result, name):
     """One figure of the whole fabric from the link matrices."""
     lat = _values(result, 'latency_p50_us', directed=False)
@@ -131,11 +126,11 @@ def _aggregate(result, name):
         if link['stall_fraction'] is not None
     ]
     return {
-        'latency': lambda: _median(lat),
+        'latency': lambda: stats.median(lat),
         'latency_worst': lambda: max(lat),
-        'bandwidth': lambda: _median(bw),
+        'bandwidth': lambda: stats.median(bw),
         'bandwidth_worst': lambda: min(bw),
-        'msgrate': lambda: _median(mr),
+        'msgrate': lambda: stats.median(mr),
         'msgrate_worst': lambda: min(mr),
         'stalls_worst': lambda: max(stalls),
         'wall': lambda: result['wall_s'],

@@ -48,7 +48,8 @@ def add_verdict_arguments(parser):
         '-v',
         '--verbose',
         action='store_true',
-        help='every figure in the table, also those that pass',
+        help='every figure in the table, also those that pass; and the '
+        "session's run conditions, MPI profiles and node facts in full",
     )
     parser.add_argument(
         '--all',
@@ -58,9 +59,16 @@ def add_verdict_arguments(parser):
     )
 
 
-def show(table, args):
+def show(table, args, details=''):
     print(
-        verdictview.render(table, args.format, args.strict, args.verbose, args.show_all)
+        verdictview.render(
+            table,
+            args.format,
+            args.strict,
+            args.verbose,
+            args.show_all,
+            details=details,
+        )
     )
 
 

@@ -43,17 +43,17 @@ def run(args):
     table = verdict.rows(judged + portable.judge(derived), failures)
     notes = [] if against else guide.lines(judged, cases, references)
     details = ''
-    if args.format == 'table':
+    if args.format == 'table' and args.verbose:
         details = sessionreport.text(args.reports, verdictview.terminal_width())
+    elif args.format == 'table':
+        details = sessionreport.digest(args.reports)
     # Decided before printing: a reader that stops reading (`| head -1`)
     # must not turn a regression into exit 0.
     code = verdict.exit_code(table, args.strict)
     with reader_may_leave():
         common.announce_beside(args, references)
-        common.show(table, args)
+        common.show(table, args, details)
         common.say(notes, args)
-        if details:
-            print(f'\n{details}')
     return code
 
 

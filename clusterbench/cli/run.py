@@ -66,7 +66,7 @@ def show(session, fmt='table', strict=False, verbose=False, show_all=False, juni
     table, code = session.table, exit_code(session, strict)
     if junit:
         with open(junit, 'w') as xml:
-            xml.write(verdictview.format_junit(table, strict) + '\n')
+            xml.write(verdictview.render(table, 'junit', strict) + '\n')
     with reader_may_leave():
         if fmt == 'table':
             _show_table(session, strict, verbose, show_all)
@@ -84,7 +84,23 @@ def show(session, fmt='table', strict=False, verbose=False, show_all=False, juni
 
 
 def _show_table(session, strict, verbose, show_all):
+    """The table, then what the session recorded besides its figures (in
+    full with -v, else a one-line digest), and the summary last."""
     print(f'\nResults: {session.directory}\n')
+    if verbose:
+        details = sessionreport.text(session.reports, verdictview.terminal_width())
+    else:
+        details = sessionreport.digest(session.reports)
+    lines = list(session.notes)
+    if session.no_space:
+        lines.append(
+            f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
+            f'({session.no_space})'
+        )
+    if session.not_stored:
+        lines.append(f'not stored in the results database: {session.not_stored}')
+    if details:
+        lines += ['', details]
     print(
         verdictview.render(
             session.table,
@@ -93,20 +109,9 @@ def _show_table(session, strict, verbose, show_all):
             verbose,
             show_all,
             not_loaded=session.not_loaded,
+            details='\n'.join(lines).strip('\n'),
         )
     )
-    for line in session.notes:
-        print(line)
-    if session.no_space:
-        print(
-            f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
-            f'({session.no_space})'
-        )
-    if session.not_stored:
-        print(f'not stored in the results database: {session.not_stored}')
-    details = sessionreport.text(session.reports, verdictview.terminal_width())
-    if details:
-        print(f'\n{details}')
 
 
 def _runs(text):
@@ -168,7 +173,7 @@ def add_parser(sub):
         type=_runs,
         default=confirm.DEFAULT_RUNS,
         metavar='N',
-        help='run a test case with a figure SLOWER, WORSE or FLAGGED N more '
+        help='run a test case with a figure SLOWER or FLAGGED N more '
         'times and judge each figure on all its runs (default '
         f'{confirm.DEFAULT_RUNS}, at most {confirm.MAX_RUNS}; 0: judge the first '
         'run alone)',

@@ -1,44 +1,89 @@
-"""Judging figures against references (or a baseline run) and printing verdicts."""
+"""Judging figures against references (or a baseline run): typed verdicts
+(a Kind and its detail), the table's rows and the exit code. How they are
+shown is clusterbench.judging.view's alone."""
 
-import io
-import json
+import enum
 import math
 import statistics
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
-from clusterbench.core import csvfile
 from clusterbench.judging import stats, vocabulary
 
-PASS = 'pass'
-#: Beyond tolerance in the bad direction: a speed (rate or time) ...
-SLOWER = 'SLOWER'
-#: ... or another figure of merit (an efficiency, energy). Fails the run.
-WORSE = 'WORSE'
-#: Beyond tolerance in the good direction: the reference is likely stale.
-#: Reported, but fails only a --strict run.
-FASTER = 'FASTER'
+
+class Kind(enum.StrEnum):
+    """What a verdict says, and so what it does to the exit code.
+
+    A StrEnum whose value is the word the tables print (lowercase: pass, or
+    nothing to judge; uppercase: a finding). Decisions (exit codes, --strict,
+    JUnit failures, colours) read the kind, never the text. Words merged on
+    purpose, because to a user they meant the same:
+
+    - WORSE (a figure of merit that is not a speed beyond its band on the bad
+      side) is FLAGGED, as is a figure with no better direction beyond its
+      band and a node or link that acceptance condemns: "outside what is
+      accepted, and not a speed" -- the unit column says which figure. SLOWER
+      stays for speeds, the word a user looks for;
+    - the report's ``missing`` (not run on this configuration) and
+      acceptance's ``MISSING`` (an expected node without a result) are one
+      ``missing``: no result at all, nothing judged.
+    """
+
+    PASS = 'pass'
+    #: Beyond tolerance in the bad direction, for a speed (a rate or a time).
+    SLOWER = 'SLOWER'
+    #: Beyond tolerance on the bad side for any other figure (an efficiency,
+    #: energy; either side for one with no better direction); for acceptance
+    #: a node or link outside its peers or its specification. Fails the run.
+    FLAGGED = 'FLAGGED'
+    #: Beyond tolerance in the good direction: the reference is likely stale.
+    #: Reported, but fails only a --strict run.
+    FASTER = 'FASTER'
+    #: Worse than its reference by at least the detection threshold, yet not
+    #: flagged: inside a band wider than that threshold on its bad side (or
+    #: beyond it, but not significantly). The band cannot tell such a change
+    #: from this machine's noise; the verdict says so instead of ``pass``.
+    #: Fails only a --strict run. Plain ReFrame passes these figures.
+    INCONCLUSIVE = 'INCONCLUSIVE'
+    NO_REFERENCE = 'no reference'
+    #: Measured while the run's conditions broke the partition's thresholds
+    #: (the detail names the measurements): shown, not judged. Fails only a
+    #: --strict run.
+    DISTURBED = 'DISTURBED'
+    #: The test failed (the row's phase says where, the detail why).
+    FAILED = 'FAILED'
+    SKIPPED = 'skipped'
+    #: No result at all (a configuration that did not run the benchmark, a
+    #: node without a battery result).
+    MISSING = 'missing'
+
+    @property
+    def fails_run(self):
+        """A regression or a failure: fails every run (exit 1)."""
+        return self in REGRESSIONS
+
+    @property
+    def fails_strict(self):
+        """Fails only a --strict run (exit 3)."""
+        return self in STRICT_ONLY
+
+
+PASS = Kind.PASS
+SLOWER = Kind.SLOWER
+FLAGGED = Kind.FLAGGED
+#: Merged into FLAGGED (see Kind); the name stays for callers.
+WORSE = Kind.FLAGGED
+FASTER = Kind.FASTER
 FASTER_HINT = 'reference stale?'
-#: Beyond tolerance for a figure with no better direction (not a figure of
-#: merit, see clusterbench.judging.vocabulary): fails the run, like ReFrame.
-FLAGGED = 'FLAGGED'
-NO_REFERENCE = 'no reference'
-#: Measured while the run's conditions broke the partition's thresholds
-#: (the verdict carries the measurements after the word): shown, not judged.
-#: Fails only a --strict run.
-DISTURBED = 'DISTURBED'
-#: Worse than its reference by at least the detection threshold, yet not
-#: flagged: inside a band wider than that threshold on its bad side (or beyond
-#: it, but not significantly). The band cannot tell such a change from this
-#: machine's noise; the verdict says so instead of ``pass``. Fails only a
-#: --strict run. Plain ReFrame passes these figures.
-INCONCLUSIVE = 'INCONCLUSIVE'
+INCONCLUSIVE = Kind.INCONCLUSIVE
+NO_REFERENCE = Kind.NO_REFERENCE
+DISTURBED = Kind.DISTURBED
+FAILED = Kind.FAILED
+SKIPPED = Kind.SKIPPED
+MISSING = Kind.MISSING
 #: The smallest change that must never pass silently (the same number as
 #: ``references check --max-tolerance``).
 DETECTION_THRESHOLD = 0.10
-FAILED = 'FAILED'
-SKIPPED = 'skipped'
 
 #: Exit codes of compare, replay and run.
 EXIT_OK = 0
@@ -47,8 +92,45 @@ EXIT_BAD_INPUT = 2
 EXIT_STRICT = 3
 
 #: Verdicts that fail every run, and those that fail only a --strict one.
-REGRESSIONS = (SLOWER, WORSE, FLAGGED, FAILED)
-STRICT_ONLY = (NO_REFERENCE, FASTER, DISTURBED, INCONCLUSIVE)
+REGRESSIONS = frozenset((SLOWER, FLAGGED, FAILED))
+STRICT_ONLY = frozenset((NO_REFERENCE, FASTER, DISTURBED, INCONCLUSIVE))
+
+
+@dataclass(frozen=True, eq=False)
+class Verdict:
+    """A kind and what it rests on (``Verdict(DISTURBED, 'steal 18 %')``).
+
+    Equal to another verdict with the same kind and detail, and to its bare
+    kind when it has no detail (``judged.verdict == PASS``).
+    """
+
+    kind: Kind
+    detail: str = ''
+
+    def __post_init__(self):
+        object.__setattr__(self, 'kind', Kind(self.kind))
+
+    def __eq__(self, other):
+        if isinstance(other, Verdict):
+            return (self.kind, self.detail) == (other.kind, other.detail)
+        if isinstance(other, str):
+            return not self.detail and self.kind == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.kind, self.detail)) if self.detail else hash(self.kind)
+
+    def __str__(self):
+        """The plain text (CSV cells, logs); the tables show more, see view."""
+        return f'{self.kind} ({self.detail})' if self.detail else str(self.kind)
+
+
+def kind(what):
+    """The Kind of a verdict, a table row, a judged figure or a kind."""
+    found = getattr(what, 'kind', what)
+    if isinstance(found, Verdict):
+        return found.kind
+    return Kind(found)
 
 
 def bounds(reference, lower, upper):
@@ -65,7 +147,7 @@ def bounds(reference, lower, upper):
 
 
 def outside(variable, unit, side):
-    """The verdict of a figure *side* (-1 below, +1 above, 0 inside) of its band."""
+    """The Kind of a figure *side* (-1 below, +1 above, 0 inside) of its band."""
     if side == 0:
         return PASS
     better = vocabulary.direction(variable, unit)
@@ -73,7 +155,7 @@ def outside(variable, unit, side):
         return FLAGGED
     if (side > 0) == (better == vocabulary.HIGHER):
         return FASTER
-    return SLOWER if vocabulary.is_speed(variable, unit) else WORSE
+    return SLOWER if vocabulary.is_speed(variable, unit) else FLAGGED
 
 
 def _scale(variable, unit, reference):
@@ -139,12 +221,53 @@ def _pct(fraction):
 
 
 def judge(figure):
-    """The verdict of one figure on its own (ReFrame's band, our direction)."""
+    """The Kind of one figure on its own (ReFrame's band, our direction)."""
     if not figure.has_reference:
         return NO_REFERENCE
     low, high = bounds(figure.reference, figure.lower, figure.upper)
     side = -1 if figure.value < low else 1 if figure.value > high else 0
     return outside(figure.variable, figure.unit, side)
+
+
+#: The worst first: what a test case's one verdict is, of its figures'.
+SEVERITY = (
+    FAILED,
+    SLOWER,
+    FLAGGED,
+    DISTURBED,
+    INCONCLUSIVE,
+    FASTER,
+    NO_REFERENCE,
+    PASS,
+)
+
+
+def of_test_case(perfvalues, disturbed='', threshold=DETECTION_THRESHOLD):
+    """One Verdict for a test case from ReFrame's ``perfvalues`` (``{'sys:part:
+    figure': [value, ref, lower, upper, unit, result]}``), as the table judges
+    one sample: the worst kind of its figures, the detail naming them
+    (``SLOWER (gflops, bandwidth)``). None without figures. For ReFrame's
+    perflog, see clusterbench.checks.plugins.runconditions."""
+    if not perfvalues:
+        return None
+    if disturbed:
+        return Verdict(DISTURBED, disturbed)
+    found = {}
+    for key, (value, ref, lower, upper, unit, _) in perfvalues.items():
+        if value is None:
+            continue
+        variable = key.rsplit(':', 1)[-1]
+        if ref == 0 and lower is None and upper is None:
+            ref = None  # ReFrame's "no reference"
+        judged = Judged(
+            '', '', '', '', variable, unit or '', [value], ref, lower, upper
+        )
+        judged.threshold = threshold
+        found.setdefault(judged.judge().kind, []).append(variable)
+    if not found:
+        return None
+    worst = min(found, key=SEVERITY.index)
+    return Verdict(worst, '' if worst == PASS else ', '.join(found[worst]))
 
 
 @dataclass
@@ -162,19 +285,35 @@ class Judged:
     lower: Optional[float]
     upper: Optional[float]
     baseline: Optional[list] = None
-    verdict: str = NO_REFERENCE
+    verdict: Verdict = Verdict(NO_REFERENCE)
     ci: Optional[tuple] = None
     disturbed: Optional[str] = None
     #: See DETECTION_THRESHOLD; None: no INCONCLUSIVE verdict.
     threshold: Optional[float] = DETECTION_THRESHOLD
+    #: Where the samples were measured (results.runreport.Origin), each once.
+    origins: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if not isinstance(self.verdict, Verdict):
+            self.verdict = Verdict(self.verdict)
 
     @property
     def value(self):
         return statistics.median(self.values)
 
+    @property
+    def kind(self):
+        # kind(): also where a caller assigned a bare Kind to .verdict.
+        return kind(self.verdict)
+
+    @property
+    def compared_to(self):
+        """The value judged against: the baseline's median, or the reference."""
+        return statistics.median(self.baseline) if self.baseline else self.reference
+
     def judge(self):
         if self.disturbed:
-            self.verdict = f'{DISTURBED} ({self.disturbed})'
+            self.verdict = Verdict(DISTURBED, self.disturbed)
             return self
         if self.baseline:
             # Against another run: its median is the reference value.
@@ -183,7 +322,7 @@ class Judged:
         elif self.reference is not None:
             ref, target = self.reference, self.reference
         else:
-            self.verdict = NO_REFERENCE
+            self.verdict = Verdict(NO_REFERENCE)
             return self
         if ref == 0:
             low, high = bounds(0, self.lower, self.upper)
@@ -197,7 +336,7 @@ class Judged:
             # The side of the ratio; for a negative reference the value's
             # side is the other one.
             side = sign * stats.departure(self.ci, self.lower, self.upper, sign)
-        self.verdict = outside(self.variable, self.unit, side)
+        self.verdict = Verdict(outside(self.variable, self.unit, side))
         if side == 0:
             why = inconclusive(
                 self.variable,
@@ -209,7 +348,7 @@ class Judged:
                 self.threshold,
             )
             if why:
-                self.verdict = f'{INCONCLUSIVE} ({why})'
+                self.verdict = Verdict(INCONCLUSIVE, why)
         return self
 
 
@@ -234,6 +373,9 @@ def group(figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD)
             entry.disturbed = disturbed
             entry.threshold = threshold
         entry.values.append(fig.value)
+        origin = getattr(fig, 'origin', None)
+        if origin is not None and origin not in entry.origins:
+            entry.origins.append(origin)
         if fig.has_reference:
             entry.reference, entry.lower, entry.upper = (
                 fig.reference,
@@ -256,131 +398,108 @@ def group(figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD)
     return [entry.judge() for entry in pooled.values()]
 
 
-COLUMNS = (
-    'test',
-    'partition',
-    'environment',
-    'variable',
-    'value',
-    'n',
-    'unit',
-    'reference',
-    'allowed range',
-    'verdict',
-)
+@dataclass(frozen=True)
+class Row:
+    """One row of the verdict table: a judged figure, or a test case that
+    failed or was skipped before recording any (then the figure's fields
+    are empty). Numbers stay numbers; the view formats them."""
+
+    test: str
+    system: str
+    partition: str
+    environ: str
+    verdict: Verdict
+    variable: Optional[str] = None
+    unit: str = ''
+    values: tuple = ()
+    #: What the figure was judged against (the reference, or the baseline's
+    #: median) and the allowed range around it; None where nothing was.
+    reference: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    #: The phase a FAILED test case failed in (``sanity``, ``run``, ...).
+    phase: str = ''
+    #: Where the samples were measured (see Judged.origins).
+    origins: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.verdict, Verdict):
+            object.__setattr__(self, 'verdict', Verdict(self.verdict))
+
+    @property
+    def kind(self):
+        return self.verdict.kind
+
+    @property
+    def where(self):
+        return f'{self.system}:{self.partition}'
+
+    @property
+    def value(self):
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def n(self):
+        return len(self.values)
 
 
 def rows(judged, failures):
-    """Table rows: one per figure, one per failed test case."""
+    """The table: one Row per figure, one per failed or skipped test case."""
     table = []
     for j in judged:
-        ref = statistics.median(j.baseline) if j.baseline else j.reference
-        if ref is not None and j.verdict != NO_REFERENCE:
+        ref = j.compared_to
+        low = high = None
+        if ref is not None and j.kind != NO_REFERENCE:
             low, high = bounds(ref, j.lower, j.upper)
-            ref_text, allowed = _num(ref), f'{_num(low)} .. {_num(high)}'
         else:
-            ref_text, allowed = '-', '-'
+            ref = None
         table.append(
-            (
+            Row(
                 j.test,
-                f'{j.system}:{j.partition}',
+                j.system,
+                j.partition,
                 j.environ,
-                j.variable,
-                _num(j.value),
-                str(len(j.values)),
-                j.unit,
-                ref_text,
-                allowed,
                 j.verdict,
+                j.variable,
+                j.unit,
+                tuple(j.values),
+                ref,
+                low,
+                high,
+                origins=tuple(j.origins),
             )
         )
     for fail in failures:
-        if fail.phase == SKIPPED:
-            text = f'{SKIPPED}: {fail.reason}'
-        else:
-            text = f'{FAILED} ({fail.phase}): {fail.reason}'
+        skipped = fail.phase == SKIPPED
         table.append(
-            (
+            Row(
                 fail.test,
-                f'{fail.system}:{fail.partition}',
+                fail.system,
+                fail.partition,
                 fail.environ,
-                '-',
-                '-',
-                '-',
-                '-',
-                '-',
-                '-',
-                text,
+                Verdict(SKIPPED if skipped else FAILED, fail.reason),
+                phase='' if skipped else fail.phase,
+                origins=tuple(o for o in [getattr(fail, 'origin', None)] if o),
             )
         )
     return table
 
 
-def _num(value):
-    if value in (math.inf, -math.inf):
-        return '∞' if value > 0 else '-∞'
-    return f'{value:.4g}'
-
-
-def format_csv(table):
-    out = io.StringIO()
-    writer = csvfile.writer(out, lineterminator='\n')
-    writer.writerow(COLUMNS)
-    writer.writerows(table)
-    return out.getvalue().rstrip('\n')
-
-
-def format_json(table):
-    return json.dumps([dict(zip(COLUMNS, row)) for row in table], indent=1)
-
-
-def kind(verdict):
-    """The verdict word of a table cell (``FAILED (sanity): ...`` -> FAILED)."""
-    for word in (FAILED, SKIPPED, FASTER, DISTURBED, INCONCLUSIVE):
-        if verdict.startswith(word):
-            return word
-    return verdict
-
-
-SUMMARY_ORDER = (
-    PASS,
-    SLOWER,
-    WORSE,
-    FLAGGED,
-    FASTER,
-    INCONCLUSIVE,
-    NO_REFERENCE,
-    DISTURBED,
-    FAILED,
-)
-
-
-def summary(table):
-    """``3 pass, 1 SLOWER, 0 no reference, 0 FAILED``: pass, no reference and
-    FAILED always, the other verdicts where they occur."""
-    counts = Counter(kind(row[-1]) for row in table)
-    always = (PASS, NO_REFERENCE, FAILED)
-    text = ', '.join(
-        f'{counts[k]} {k}' for k in SUMMARY_ORDER if k in always or counts[k]
-    )
-    return text + (f', {counts[SKIPPED]} {SKIPPED}' if counts[SKIPPED] else '')
-
-
 def anything_wrong(table):
     """A regression or a failure: what fails every run."""
-    return any(kind(row[-1]) in REGRESSIONS for row in table)
+    return any(kind(row).fails_run for row in table)
 
 
 def strict_findings(table):
     """What fails only a --strict run: no reference, FASTER, DISTURBED,
     INCONCLUSIVE."""
-    return [row for row in table if kind(row[-1]) in STRICT_ONLY]
+    return [row for row in table if kind(row).fails_strict]
 
 
 def nothing_measured(table):
     """No figure judged and no test failed: every test was skipped (or passed
     without a figure). Not a failure, but nothing a CI gate can call a pass."""
-    return all(kind(row[-1]) == SKIPPED for row in table)
+    return all(kind(row) == SKIPPED for row in table)
 
 
 def exit_code(table, strict=False):

@@ -1,37 +1,150 @@
-"""The verdict table for a person (fits the terminal) and for CI (JUnit XML).
+"""How verdicts are shown: the table for a person (fits the terminal), CSV,
+JSON and JUnit XML for machines. The only place a verdict becomes text.
 
-Both take the rows of :func:`clusterbench.judging.verdict.rows` (full test names; csv
-and json print those rows as they are). The person's table:
+All take the rows of :func:`clusterbench.judging.verdict.rows`. The person's
+table:
 
+- columns whose cell is the same on every row (partition, environment, n,
+  unit) said once above the table, not on each row;
 - one line per check first (its test cases and verdict counts), then its
   per-figure rows: all of them with ``verbose``, otherwise only those that are
   not ``pass``;
 - test names shortened to the check and the parameters that vary among its
-  tests in this table;
+  tests in this table, and never cut: those parameters are what tells two
+  rows apart;
+- ``vs ref``: the value against what it was judged against, in % (in points
+  of the whole for a share);
 - skipped tests grouped one line per reason (each with ``show_all``);
 - failure reasons listed in full below the table, wrapped;
-- cells shortened with ``…`` until the table fits the terminal's width.
+- other cells shortened with ``…`` until the table fits the terminal's width;
+- the summary line last.
+
+CSV keeps the table's text cells (full test names); JSON gives numbers as
+numbers at full precision and the verdict as ``{"kind", "detail"}``, with
+where and when each figure was measured; JUnit fails a figure by its kind.
 """
 
+import math
 import re
 import shutil
 import sys
 import textwrap
-import xml.etree.ElementTree as ET
 from collections import Counter
 
-from clusterbench.judging import verdict
+from clusterbench.judging import verdict, vocabulary
 
 _PARAM = re.compile(r'\s+%([.\w$]+)=(\S+)')
 
-#: Table columns that may be shortened to fit, and their narrowest.
-_SHRINKABLE = {'test': 24, 'verdict': 12, 'variable': 14, 'environment': 11}
+#: The table's columns (csv has the same, without ``vs ref``).
+COLUMNS = (
+    'test',
+    'partition',
+    'environment',
+    'variable',
+    'value',
+    'n',
+    'unit',
+    'reference',
+    'vs ref',
+    'allowed range',
+    'verdict',
+)
+CSV_COLUMNS = tuple(c for c in COLUMNS if c != 'vs ref')
+#: Columns said once above the table when every row has the same cell.
+_CONSTANT = ('partition', 'environment', 'n', 'unit')
+#: Table columns that may be shortened to fit, and their narrowest (never
+#: the test: its parameters tell the rows apart).
+_SHRINKABLE = {'verdict': 12, 'variable': 14, 'environment': 11}
 #: Columns left out, in this order, of a table still too wide for a narrow
 #: terminal (csv and json have them all).
 _DROPPABLE = ('n', 'allowed range', 'partition', 'unit')
 
+#: The order of the counts in the summary line.
+SUMMARY_ORDER = (
+    verdict.PASS,
+    verdict.SLOWER,
+    verdict.FLAGGED,
+    verdict.FASTER,
+    verdict.INCONCLUSIVE,
+    verdict.NO_REFERENCE,
+    verdict.DISTURBED,
+    verdict.FAILED,
+)
+
 #: The width of output that does not go to a terminal (a pipe, a file, CI logs).
 DEFAULT_WIDTH = 160
+
+
+def text(row):
+    """The verdict of *row* as text: ``INCONCLUSIVE (-12 % inside ±25 %)``,
+    ``FAILED (sanity): why``, ``skipped: why``."""
+    found = row.verdict
+    if found.kind == verdict.FAILED:
+        return f'{found.kind} ({row.phase}): {found.detail}'
+    if found.kind == verdict.SKIPPED:
+        return f'{found.kind}: {found.detail}'
+    return str(found)
+
+
+def _num(value):
+    if value is None:
+        return '-'
+    if value in (math.inf, -math.inf):
+        return '∞' if value > 0 else '-∞'
+    return f'{value:.4g}'
+
+
+def vs_reference(row):
+    """``-12.0 %``: the value against what it was judged against (points of
+    the whole for a share); ``-`` where there is nothing to compare."""
+    ref, value = row.reference, row.value
+    if ref is None or value is None:
+        return '-'
+    if vocabulary.is_share(row.variable, row.unit):
+        return f'{value - ref:+.1f} pp'
+    if ref == 0:
+        return '-'
+    return f'{(value - ref) / abs(ref) * 100:+.1f} %'
+
+
+def cells(row):
+    """{column: text} of one row."""
+    figure = row.variable is not None
+    allowed = '-'
+    if row.low is not None or row.high is not None:
+        allowed = f'{_num(row.low)} .. {_num(row.high)}'
+    return {
+        'test': row.test,
+        'partition': row.where,
+        'environment': row.environ,
+        'variable': row.variable if figure else '-',
+        'value': _num(row.value),
+        'n': str(row.n) if figure else '-',
+        'unit': row.unit if figure else '-',
+        'reference': _num(row.reference),
+        'vs ref': vs_reference(row),
+        'allowed range': allowed,
+        'verdict': text(row),
+    }
+
+
+def _counts(rows):
+    counts = Counter(row.kind for row in rows)
+    order = [*SUMMARY_ORDER, verdict.SKIPPED]
+    kinds = sorted(counts, key=lambda k: order.index(k) if k in order else len(order))
+    return ', '.join(f'{counts[k]} {k}' for k in kinds)
+
+
+def summary(table):
+    """``3 pass, 1 SLOWER, 0 no reference, 0 FAILED``: pass, no reference and
+    FAILED always, the other verdicts where they occur."""
+    counts = Counter(row.kind for row in table)
+    always = (verdict.PASS, verdict.NO_REFERENCE, verdict.FAILED)
+    line = ', '.join(
+        f'{counts[k]} {k}' for k in SUMMARY_ORDER if k in always or counts[k]
+    )
+    skipped = counts[verdict.SKIPPED]
+    return line + (f', {skipped} {verdict.SKIPPED}' if skipped else '')
 
 
 def terminal_width():
@@ -70,21 +183,13 @@ def short_names(names):
     return short
 
 
-def _counts(rows):
-    counts = Counter(verdict.kind(row[-1]) for row in rows)
-    order = [*verdict.SUMMARY_ORDER, verdict.SKIPPED]
-    words = sorted(counts, key=lambda w: order.index(w) if w in order else len(order))
-    return ', '.join(f'{counts[word]} {word}' for word in words)
-
-
 def _cell(row):
     """The verdict cell: the hint for FASTER, the phase only for FAILED."""
-    text = row[-1]
-    if verdict.kind(text) == verdict.FASTER:
+    if row.kind == verdict.FASTER:
         return f'{verdict.FASTER} ({verdict.FASTER_HINT})'
-    if verdict.kind(text) == verdict.FAILED:
-        return text.split(':', 1)[0]
-    return text
+    if row.kind == verdict.FAILED:
+        return f'{verdict.FAILED} ({row.phase})'
+    return text(row)
 
 
 def _fit(widths, width):
@@ -99,13 +204,14 @@ def _fit(widths, width):
     for col in _DROPPABLE:
         if shortest + 2 * (len(widths) - 1) <= width:
             break
-        shortest -= widths.pop(col)
+        if col in widths:
+            shortest -= widths.pop(col)
     excess = excess()
     while excess > 0:
         room = {
             col: widths[col] - low
             for col, low in _SHRINKABLE.items()
-            if widths[col] > low
+            if col in widths and widths[col] > low
         }
         if not room:
             break
@@ -120,176 +226,141 @@ def _clip(text, width):
     return text if len(text) <= width else text[: max(width - 1, 0)] + '…'
 
 
+def constant_columns(table):
+    """{column: cell} of the _CONSTANT columns that read the same on every
+    row of the table that has them (figures; partition and environment also
+    on failed tests)."""
+    found = {}
+    rows = [row for row in table if row.kind != verdict.SKIPPED]
+    figures = [row for row in rows if row.variable is not None]
+    for col in _CONSTANT:
+        having = figures if col in ('n', 'unit') else rows
+        shown = {cells(row)[col] for row in having}
+        if len(shown) == 1 and len(table) > 1:
+            found[col] = shown.pop()
+    return found
+
+
 def format_table(table, verbose=False, show_all=False, width=None):
     width = width or terminal_width()
-    short = short_names(dict.fromkeys(row[0] for row in table))
-    judged = [row for row in table if verdict.kind(row[-1]) != verdict.SKIPPED]
-    skipped = [row for row in table if verdict.kind(row[-1]) == verdict.SKIPPED]
+    short = short_names(dict.fromkeys(row.test for row in table))
+    judged = [row for row in table if row.kind != verdict.SKIPPED]
+    skipped = [row for row in table if row.kind == verdict.SKIPPED]
+    constant = constant_columns(table)
+    columns = [c for c in COLUMNS if c not in constant]
 
     checks = {}
     for row in judged:
-        checks.setdefault(split_name(row[0])[0], []).append(row)
+        checks.setdefault(split_name(row.test)[0], []).append(row)
     shown = []
     for check, rows in checks.items():
-        cases = len({row[:3] for row in rows})
+        cases = len({(row.test, row.where, row.environ) for row in rows})
         title = f'{check}: {cases} test case{"s" * (cases != 1)}: {_counts(rows)}'
         shown.append(title)
         for row in rows:
-            if verbose or verdict.kind(row[-1]) != verdict.PASS:
-                shown.append((short[row[0]], *row[1:-1], _cell(row)))
+            if verbose or row.kind != verdict.PASS:
+                found = cells(row)
+                found.update(test=short[row.test], verdict=_cell(row))
+                shown.append(found)
 
-    cells = [r for r in shown if isinstance(r, tuple)]
-    widths = {c: len(c) for c in verdict.COLUMNS}
-    for row in cells:
-        for col, cell in zip(verdict.COLUMNS, row):
-            widths[col] = max(widths[col], len(str(cell)))
+    rows = [r for r in shown if isinstance(r, dict)]
+    widths = {c: len(c) for c in columns}
+    for row in rows:
+        for col in columns:
+            widths[col] = max(widths[col], len(row[col]))
     widths = _fit(widths, width)
 
     def line(row):
-        text = '  '.join(
-            _clip(str(cell), widths[col]).ljust(widths[col])
-            for col, cell in zip(verdict.COLUMNS, row)
+        return '  '.join(
+            _clip(row[col], widths[col]).ljust(widths[col])
+            for col in columns
             if col in widths
-        )
-        return text.rstrip()
+        ).rstrip()
 
     lines = []
-    if cells:
-        lines += [line(verdict.COLUMNS), '  '.join('-' * widths[c] for c in widths)]
+    if constant and judged:
+        said = ', '.join(f'{col} {cell}' for col, cell in constant.items())
+        lines += _wrapped(f'every row: {said}', width, indent='')
+    if rows:
+        lines += [line({c: c for c in columns})]
+        lines.append('  '.join('-' * widths[c] for c in columns if c in widths))
     for entry in shown:
-        lines.append(line(entry) if isinstance(entry, tuple) else _clip(entry, width))
+        lines.append(line(entry) if isinstance(entry, dict) else _clip(entry, width))
 
     if skipped:
         lines += ['', 'Skipped:']
         if show_all:
             for row in skipped:
-                where = f'{short[row[0]]} on {row[1]} with {row[2]}'
-                lines += _wrapped(f'{where}: {_reason(row)}', width)
+                where = f'{short[row.test]} on {row.where} with {row.environ}'
+                lines += _wrapped(f'{where}: {row.verdict.detail}', width)
         else:
             reasons = {}
             for row in skipped:
-                reasons.setdefault(_reason(row), []).append(row)
+                reasons.setdefault(row.verdict.detail, []).append(row)
             for reason, rows in reasons.items():
-                bases = dict.fromkeys(split_name(row[0])[0] for row in rows)
+                bases = dict.fromkeys(split_name(row.test)[0] for row in rows)
                 what = ', '.join(bases)
                 n = len(rows)
                 lines += _wrapped(f'{n} {what} test{"s" * (n != 1)}: {reason}', width)
             lines.append('  (--all lists each skipped test)')
 
-    failed = [row for row in judged if verdict.kind(row[-1]) == verdict.FAILED]
+    failed = [row for row in judged if row.kind == verdict.FAILED]
     if failed:
         lines += ['', 'Failures:']
         for row in failed:
             lines += _wrapped(
-                f'{short[row[0]]} on {row[1]} with {row[2]}: {row[-1]}', width
+                f'{short[row.test]} on {row.where} with {row.environ}: {text(row)}',
+                width,
             )
     return '\n'.join(lines)
 
 
-def _reason(row):
-    return row[-1].split(':', 1)[1].strip() if ':' in row[-1] else row[-1]
-
-
-def _wrapped(text, width):
+def _wrapped(text, width, indent='  '):
     return textwrap.wrap(
-        text, width, initial_indent='  ', subsequent_indent='      '
+        text, width, initial_indent=indent, subsequent_indent=indent + '    '
     ) or ['']
-
-
-def format_junit(table, strict=False):
-    """JUnit XML: one testsuite per check, one testcase per figure (and one per
-    test that failed or was skipped before recording any). Regressions and
-    failures are ``<failure>``; no reference, FASTER, DISTURBED and
-    INCONCLUSIVE are failures only when *strict*, otherwise noted in
-    ``system-out``; so is a table that measured nothing (all skipped)."""
-    suites = {}
-    for row in table:
-        suites.setdefault(split_name(row[0])[0], []).append(row)
-    root = ET.Element('testsuites', name='clusterbench')
-    totals = Counter()
-    for check, rows in suites.items():
-        suite = ET.SubElement(root, 'testsuite', name=check)
-        counts = Counter()
-        for row in rows:
-            test, where, environ, variable, value, n, unit, ref, allowed, text = row
-            word = verdict.kind(text)
-            case = ET.SubElement(
-                suite,
-                'testcase',
-                classname=f'{test} [{where}] [{environ}]',
-                name=variable if variable != '-' else word.lower(),
-            )
-            counts['tests'] += 1
-            detail = f'{value} {unit} (n={n}), reference {ref}, allowed {allowed}'
-            detail += f': {text}'
-            if word == verdict.SKIPPED:
-                ET.SubElement(case, 'skipped', message=_reason(row))
-                counts['skipped'] += 1
-            elif word in verdict.REGRESSIONS or (
-                strict and word in verdict.STRICT_ONLY
-            ):
-                failure = ET.SubElement(case, 'failure', type=word, message=text)
-                failure.text = detail
-                counts['failures'] += 1
-            else:
-                ET.SubElement(case, 'system-out').text = detail
-        for key in ('tests', 'failures', 'skipped'):
-            suite.set(key, str(counts[key]))
-        totals.update(counts)
-    if strict and verdict.nothing_measured(table):
-        # The exit code (3) fails the gate; say why where CI shows the tests.
-        suite = ET.SubElement(
-            root, 'testsuite', name='clusterbench', tests='1', failures='1', skipped='0'
-        )
-        case = ET.SubElement(suite, 'testcase', classname='clusterbench', name='run')
-        why = f'nothing measured ({_counts(table) or "no figure"})'
-        ET.SubElement(case, 'failure', type='nothing measured', message=why)
-        totals.update(tests=1, failures=1)
-    for key in ('tests', 'failures', 'skipped'):
-        root.set(key, str(totals[key]))
-    for element in root.iter():
-        element.text = element.text and _xml_text(element.text)
-        for key, value in element.attrib.items():
-            element.set(key, _xml_text(value))
-    ET.indent(root)
-    return ET.tostring(root, encoding='unicode', xml_declaration=True)
-
-
-#: What XML 1.0 cannot hold, escaped or not: the control characters but tab,
-#: newline and CR, surrogates (ElementTree writes them raw, and then no parser
-#: reads the file).
-_NOT_XML = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
-
-
-def _xml_text(text):
-    """*text* with what XML cannot hold written as ``\\x01``: the name of a
-    test stays recognisable, and the JUnit file parses."""
-    return _NOT_XML.sub(lambda m: m.group().encode('unicode_escape').decode(), text)
 
 
 FORMATS = ('table', 'csv', 'json', 'junit')
 
 
 def render(
-    table, fmt='table', strict=False, verbose=False, show_all=False, not_loaded=()
+    table,
+    fmt='table',
+    strict=False,
+    verbose=False,
+    show_all=False,
+    not_loaded=(),
+    details='',
 ):
-    """The verdicts in *fmt*; a table ends with the counts (and the checks
-    that did not load, which fail a run) and what --strict makes of them."""
+    """The verdicts in *fmt*. A table is followed by *details* (what the
+    session recorded besides its figures) and ends with the counts (and the
+    checks that did not load, which fail a run) and what --strict makes of
+    them: the last lines, where ``tail`` finds them."""
+    from clusterbench.judging import machineview
+
     if fmt == 'csv':
-        return verdict.format_csv(table)
+        return machineview.format_csv(table)
     if fmt == 'json':
-        return verdict.format_json(table)
+        return machineview.format_json(table)
     if fmt == 'junit':
-        return format_junit(table, strict)
-    summary = verdict.summary(table)
+        return machineview.format_junit(table, strict)
+    shown = format_table(table, verbose, show_all)
+    if details:
+        shown += f'\n\n{details}'
+    return shown + '\n\n' + closing(table, strict, not_loaded)
+
+
+def closing(table, strict=False, not_loaded=()):
+    """The summary line, the checks that did not load and the --strict note."""
+    line = summary(table)
     if not_loaded:
-        summary += f', {len(not_loaded)} not loaded'
-    text = format_table(table, verbose, show_all) + f'\n\n{summary}'
-    text += ''.join(f'\nnot loaded: {line}' for line in not_loaded)
+        line += f', {len(not_loaded)} not loaded'
+    line += ''.join(f'\nnot loaded: {what}' for what in not_loaded)
     findings = _counts(verdict.strict_findings(table))
     if verdict.nothing_measured(table):
         findings = f'nothing measured ({_counts(table) or "no figure"})'
     if findings:
         effect = 'fail this run' if strict else 'would fail with --strict'
-        text += f'\n{findings}: {effect} (exit {verdict.EXIT_STRICT})'
-    return text
+        line += f'\n{findings}: {effect} (exit {verdict.EXIT_STRICT})'
+    return line

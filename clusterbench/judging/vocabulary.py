@@ -2,7 +2,7 @@
 
 Answered from the one catalog of figure declarations
 (:mod:`clusterbench.parsers.catalog`: each benchmark declares its figures
-beside its parser) and used by verdicts (``SLOWER`` / ``WORSE`` /
+beside its parser) and used by verdicts (``SLOWER`` / ``FLAGGED`` /
 ``FASTER``), reference updates (``--one-sided`` bands), the HTML report (best
 configuration) and acceptance (robust direction). A figure no benchmark
 declares (an old report's) falls back to its unit: a rate (``.../s``) is
@@ -82,5 +82,5 @@ def direction(variable, unit):
 
 
 def is_speed(variable, unit):
-    """A rate or a time: a bad change is ``SLOWER``, otherwise ``WORSE``."""
+    """A rate or a time: a bad change is ``SLOWER``, otherwise ``FLAGGED``."""
     return is_rate(unit) or is_time(unit)

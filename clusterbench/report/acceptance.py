@@ -4,7 +4,7 @@ link's against the other links' (fabric matrices and pairwise figures)."""
 import statistics
 from collections import defaultdict
 
-from clusterbench.judging import stats, verdict, vocabulary
+from clusterbench.judging import verdict, vocabulary
 from clusterbench.report.identity import (
     PLACEMENT,
     name_without,
@@ -60,28 +60,14 @@ def _is_link_figure(variable, unit):
     return vocabulary.is_link_unit(unit) or 'latency' in low
 
 
-def _robust_flags(values, direction, floor=0.05, k=3.0):
-    """host/pair -> reason for values far from the median on the worse side."""
-    if len(values) < 3:
-        return {}, statistics.median(values.values()) if values else 0.0
-    median = stats.median(values.values())
-    if not median:
-        return {}, median
-    band = stats.tolerance_band(values.values(), floor, k)
-    flags = {}
-    for name, value in values.items():
-        dev = value / median - 1
-        worse = (
-            (direction == 'higher' and dev < -band)
-            or (direction == 'lower' and dev > band)
-            or (direction is None and abs(dev) > band)
-        )
-        if worse:
-            flags[name] = (
-                f'{dev * 100:+.1f}% from the median of {len(values)} '
-                f'(band ±{band * 100:.1f}%)'
-            )
-    return flags, median
+def _robust_flags(values, direction):
+    """(host/pair -> why, median) for values far from the others on the worse
+    side: acceptance's judge (:func:`clusterbench.acceptance.robust.outliers`)."""
+    from clusterbench.acceptance import robust
+
+    sign = {'higher': 1, 'lower': -1}.get(direction, 0)
+    median = statistics.median(values.values()) if values else 0.0
+    return robust.outliers(values, sign), median
 
 
 def _node_groups(partition, cases):
@@ -184,7 +170,7 @@ def _pair_matrix(system, part, test, var, bench, samples):
     }
     flags, _ = _robust_flags(values, bench.better)
     for pair, figs in per_pair.items():
-        if _verdict_of(figs) in verdict.REGRESSIONS:
+        if _verdict_of(figs).fails_run:
             flags.setdefault(pair, 'outside its reference tolerance')
     nodes = sorted({n for p in values for n in p})
     return PairMatrix(
@@ -209,4 +195,4 @@ def _verdict_of(figs):
                 fig.lower,
                 fig.upper,
             )
-    return judged.judge().verdict
+    return judged.judge().kind

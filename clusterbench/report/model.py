@@ -15,7 +15,7 @@ from clusterbench.judging import verdict
 from clusterbench.report import curves as curvelib
 from clusterbench.report.identity import PLACEMENT
 
-MISSING = 'missing'
+MISSING = verdict.MISSING
 FAILED = verdict.FAILED
 
 
@@ -102,7 +102,7 @@ class Cell:
 
     config: Config
     benchmark: Benchmark
-    state: str  # a verdict (pass, SLOWER, FASTER, ...), FAILED or missing
+    state: verdict.Kind  # pass, SLOWER, FASTER, ..., FAILED or MISSING
     values: list = field(default_factory=list)
     reference: Optional[float] = None
     lower: Optional[float] = None

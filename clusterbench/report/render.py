@@ -53,7 +53,6 @@ def _state_class(state):
     return {
         verdict.PASS: 'pass',
         verdict.SLOWER: 'flagged',
-        verdict.WORSE: 'flagged',
         verdict.FLAGGED: 'flagged',
         verdict.FASTER: 'faster',
         verdict.INCONCLUSIVE: 'inconclusive',
@@ -149,7 +148,6 @@ def render(data, sections, data_dir):
         states=(
             verdict.PASS,
             verdict.SLOWER,
-            verdict.WORSE,
             verdict.FLAGGED,
             verdict.FASTER,
             verdict.INCONCLUSIVE,

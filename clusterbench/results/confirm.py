@@ -6,7 +6,7 @@ figure can leave its band for a few minutes: on 2026-11-24 HPCC's single
 DGEMM read 54.9 GF/s at 22:05 and 51.6 at 22:07 (-6 %, against 53.4-55.9 in
 eleven sessions), MPIFFT 5.62 and 3.85 GFlop/s, with the run's steal, load
 and host probe all quiet. A machine that changed stays changed. So every
-test case with a figure SLOWER, WORSE or FLAGGED is run *count* more times
+test case with a figure SLOWER or FLAGGED is run *count* more times
 in a ReFrame session of its own (``-n /<hash>`` on its partition and
 environment, ``--repeat``), and each figure is then judged on all its runs
 together: the median of the samples against the band, and the bootstrap
@@ -43,7 +43,7 @@ RED = tuple(v for v in verdict.REGRESSIONS if v != verdict.FAILED)
 
 def red_cases(judged, cases):
     """{(system, partition, environ): [hashcode, ...]} of the test cases with a
-    figure that fails the run (SLOWER, WORSE, FLAGGED)."""
+    figure that fails the run (SLOWER, FLAGGED)."""
     red = {
         (j.test, j.system, j.partition, j.environ)
         for j in judged

@@ -9,9 +9,28 @@ from typing import Optional
 import jsonschema
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict
 
 #: The phase recorded for a test case that was skipped with a reason.
-SKIPPED = 'skipped'
+SKIPPED = str(verdict.SKIPPED)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where and when a figure was measured: its ReFrame session (uuid, start
+    time, the host ReFrame ran on), its job's nodes and their CPU identity
+    (``cpu_kind``, vendor-family-model, and the model name). Empty strings
+    where a report does not say."""
+
+    session: str = ''
+    timestamp: str = ''
+    host: str = ''
+    nodes: tuple = ()
+    cpu_kind: str = ''
+    cpu_model: str = ''
+    #: The test case's run (--repeat, --reruns) and ReFrame's time_total of it.
+    run_index: int = 0
+    seconds: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -32,6 +51,7 @@ class Figure:
     run_index: int = 0
     #: What a disturbed run broke ("steal 18 %"), None for an undisturbed one.
     disturbed: Optional[str] = None
+    origin: Optional[Origin] = None
 
     @property
     def has_reference(self):
@@ -49,6 +69,7 @@ class Failure:
     phase: str
     reason: str
     run_index: int = 0
+    origin: Optional[Origin] = None
 
 
 def load(path):
@@ -355,17 +376,26 @@ def extract(data, path):
             # A skip is a stated reason (no NPB tree, no Spack), not a failure.
             # ReFrame's report drops the skip message; our checks keep it. A
             # test skipped for its fixture's sake takes the fixture's reason.
-            failures.append(Failure(*ident, *not_run(case, index), run_index))
+            failures.append(
+                Failure(*ident, *not_run(case, index), run_index, origin_of(data, case))
+            )
             continue
         if case.get('result') not in ('pass', 'xfail') and phase != 'performance':
             reason = _failure_reason(case)
-            failures.append(Failure(*ident, phase or 'unknown', reason, run_index))
+            failures.append(
+                Failure(
+                    *ident, phase or 'unknown', reason, run_index, origin_of(data, case)
+                )
+            )
             continue
         disturbed = case.get('disturbed') or None
+        origin = origin_of(data, case)
         for key, values in (case.get('perfvalues') or {}).items():
             # A figure without a value is missing, never zero.
             if values[0] is not None:
-                figures.append(_figure(ident, key, values, run_index, path, disturbed))
+                figures.append(
+                    _figure(ident, key, values, run_index, path, disturbed, origin)
+                )
     return figures, failures
 
 
@@ -431,7 +461,48 @@ def _failure_reason(case):
     return reason
 
 
-def _figure(ident, key, values, run_index, path, disturbed=None):
+def origin_of(data, case):
+    """The :class:`Origin` of *case*'s figures in the report *data*."""
+
+    def text(where, key):
+        value = where.get(key) if isinstance(where, dict) else None
+        return value if isinstance(value, str) else ''
+
+    info = data.get('session_info') or {}
+    identity = case.get('machine_identity')
+    nodes = case.get('job_nodelist')
+    return Origin(
+        text(info, 'uuid') or text(case, 'session_uuid'),
+        _iso(text(info, 'time_start')),
+        text(info, 'hostname'),
+        tuple(n for n in nodes if isinstance(n, str))
+        if isinstance(nodes, list)
+        else (),
+        text(case, 'cpu_kind') or text(identity, 'cpu_kind'),
+        text(identity, 'model_name'),
+        case.get('run_index') if isinstance(case.get('run_index'), int) else 0,
+        _seconds(case.get('time_total')),
+    )
+
+
+def _seconds(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+def _iso(stamp):
+    """ReFrame's ``20261126T150201+0000`` as ISO 8601 (kept as is if not)."""
+    match = re.fullmatch(
+        r'(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)([+-]\d\d)(\d\d)', stamp
+    )
+    if not match:
+        return stamp
+    y, mo, d, h, mi, se, tzh, tzm = match.groups()
+    return f'{y}-{mo}-{d}T{h}:{mi}:{se}{tzh}:{tzm}'
+
+
+def _figure(ident, key, values, run_index, path, disturbed=None, origin=None):
     try:
         value, ref, lower, upper, unit, result = values
     except (TypeError, ValueError):
@@ -450,6 +521,7 @@ def _figure(ident, key, values, run_index, path, disturbed=None):
         result,
         run_index,
         disturbed,
+        origin,
     )
 
 

@@ -4,9 +4,10 @@ Read from the run report's test cases (the plugins
 :mod:`~clusterbench.checks.plugins.profiling`,
 :mod:`~clusterbench.checks.plugins.provenance` and
 :mod:`~clusterbench.checks.plugins.energy` keep their digests there), and printed
-after the verdict table: per configuration the MPI time share, the per-call
-breakdown and the message-size histograms; each node's facts once; and once
-per node, that energy was not available and why.
+after the verdict table with ``-v``: per configuration the run conditions,
+the MPI time share, the per-call breakdown and the message-size histograms;
+each node's facts once; and once per node, that energy was not available and
+why. Without ``-v``, one line (:func:`digest`) says what there is.
 """
 
 import textwrap
@@ -23,8 +24,7 @@ def _configuration(case):
     )
 
 
-def sections(report_paths):
-    """Text lines for the reports at *report_paths* ([] if nothing to show)."""
+def _gather(report_paths):
     profiles, nodes, software, no_energy, runs = [], {}, {}, {}, []
     for path in report_paths:
         for case in runreport.cases(runreport.load(path), path):
@@ -45,6 +45,37 @@ def sections(report_paths):
                 no_energy.setdefault(
                     str(summary.get('host') or '?'), summary.get('reason')
                 )
+    return profiles, nodes, software, no_energy, runs
+
+
+def digest(report_paths):
+    """One line: what :func:`sections` would show ('' if nothing)."""
+    profiles, nodes, _, no_energy, runs = _gather(report_paths)
+    disturbed = sum(
+        1
+        for _, measured in runs
+        if isinstance(measured, dict) and measured.get('disturbed')
+    )
+    parts = []
+    if runs:
+        parts.append(
+            f'run conditions of {len(runs)} test case{"s" * (len(runs) != 1)}'
+            + (f' ({disturbed} disturbed)' if disturbed else '')
+        )
+    if profiles:
+        parts.append(f'{len(profiles)} MPI profile{"s" * (len(profiles) != 1)}')
+    if nodes:
+        parts.append(f'facts of {len(nodes)} node{"s" * (len(nodes) != 1)}')
+    if no_energy:
+        parts.append('energy not available')
+    if not parts:
+        return ''
+    return 'Session details: ' + ', '.join(parts) + ' (-v shows them)'
+
+
+def sections(report_paths):
+    """Text lines for the reports at *report_paths* ([] if nothing to show)."""
+    profiles, nodes, software, no_energy, runs = _gather(report_paths)
     lines = []
     if runs:
         lines += ['', "Run conditions (steal, other processes, ranks' CPU share):"]

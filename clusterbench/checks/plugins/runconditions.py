@@ -25,9 +25,10 @@ import sys
 
 import reframe as rfm
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_before, variable
+from reframe.core.builtins import loggable, run_before, variable
 from reframe.core.logging import getlogger
 
+from clusterbench.judging import verdict
 from clusterbench.machine import conditions, hostprobe
 
 CONDITIONS_FILE = 'conditions.json'
@@ -140,6 +141,24 @@ class RunConditions(rfm.RegressionTestPlugin):
         """The host probe's figures in the sessions this test's references
         were made from, or {} (a check without references has none)."""
         return {}
+
+    @loggable
+    @property
+    def verdict(self):
+        """The test case's verdict for ReFrame's perflog handlers (filelog,
+        syslog, httpjson: ``%(check_verdict)s``): its figures judged as
+        ``clusterbench`` judges one sample, ``SLOWER (gflops)``; None before
+        any figure. Computed when the record is logged, so a test that
+        failed its performance stage has one too."""
+        found = verdict.of_test_case(self.perfvalues, self.disturbed)
+        return None if found is None else str(found)
+
+    @loggable
+    @property
+    def verdict_kind(self):
+        """The kind of :attr:`verdict` alone (``SLOWER``), to filter on."""
+        found = verdict.of_test_case(self.perfvalues, self.disturbed)
+        return None if found is None else str(found.kind)
 
     @run_before('performance', always_last=True)
     def _do_not_judge_a_disturbed_run(self):

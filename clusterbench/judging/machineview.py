@@ -1,0 +1,223 @@
+"""The verdicts for machines: CSV (the table's cells, full test names),
+JSON (numbers at full precision, the verdict as kind and detail, where and
+when each figure was measured) and JUnit XML (for a CI). See
+:mod:`clusterbench.judging.view` for the person's table; both read the rows
+of :func:`clusterbench.judging.verdict.rows`.
+"""
+
+import datetime
+import io
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+from clusterbench.core import csvfile
+from clusterbench.judging import verdict
+from clusterbench.judging.view import (
+    CSV_COLUMNS,
+    _counts,
+    cells,
+    split_name,
+    text,
+)
+
+
+def format_csv(table):
+    out = io.StringIO()
+    writer = csvfile.writer(out, lineterminator='\n')
+    writer.writerow(CSV_COLUMNS)
+    for row in table:
+        shown = cells(row)
+        writer.writerow([shown[c] for c in CSV_COLUMNS])
+    return out.getvalue().rstrip('\n')
+
+
+def _one_or_all(values):
+    """A value all origins share, a list where they differ, None if none."""
+    found = list(dict.fromkeys(v for v in values if v not in ('', (), None)))
+    if not found:
+        return None
+    return found[0] if len(found) == 1 else found
+
+
+def record(row):
+    """One row as a JSON object: numbers as numbers, the verdict as kind and
+    detail, and where and when it was measured (``session``, ``timestamp``,
+    ``host``, ``nodes``, ``cpu_kind``, ``cpu_model``: a value, or a list when
+    the figure pooled samples that differ in it)."""
+    origins = row.origins
+    return {
+        'test': row.test,
+        'system': row.system,
+        'partition': row.partition,
+        'environment': row.environ,
+        'variable': row.variable,
+        'value': row.value,
+        'samples': list(row.values),
+        'n': row.n,
+        'unit': row.unit or None,
+        'reference': row.reference,
+        'allowed_low': _finite(row.low),
+        'allowed_high': _finite(row.high),
+        'verdict': {
+            'kind': str(row.kind),
+            'detail': row.verdict.detail,
+            **({'phase': row.phase} if row.phase else {}),
+        },
+        'fails': 'run'
+        if row.kind.fails_run
+        else 'strict'
+        if row.kind.fails_strict
+        else None,
+        'session': _one_or_all(o.session for o in origins),
+        'timestamp': _one_or_all(o.timestamp for o in origins),
+        'host': _one_or_all(o.host for o in origins),
+        'nodes': _one_or_all(o.nodes for o in origins),
+        'cpu_kind': _one_or_all(o.cpu_kind for o in origins),
+        'cpu_model': _one_or_all(o.cpu_model for o in origins),
+    }
+
+
+def _finite(value):
+    # JSON has no infinity: an open side of the band is null.
+    return value if value is not None and math.isfinite(value) else None
+
+
+def format_json(table):
+    return json.dumps([record(row) for row in table], indent=1)
+
+
+def _junit_time(origins):
+    return sum(o.seconds for o in origins if o.seconds is not None)
+
+
+def _junit_timestamp(origins):
+    """The earliest session start as JUnit wants it: UTC, no zone."""
+    stamps = []
+    for origin in origins:
+        try:
+            when = datetime.datetime.fromisoformat(origin.timestamp)
+        except ValueError:
+            continue
+        if when.tzinfo is not None:
+            when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        stamps.append(when)
+    return min(stamps).strftime('%Y-%m-%dT%H:%M:%S') if stamps else None
+
+
+def _classname(row):
+    # Jenkins reads a dot in a class name as a package separator: a fixture's
+    # parameter (%npb_binaries.benchmark) or a version would split the test.
+    return f'{row.test} [{row.where}] [{row.environ}]'.replace('.', '_')
+
+
+def format_junit(table, strict=False):
+    """JUnit XML: one testsuite per check, one testcase per figure (and one per
+    test that failed or was skipped before recording any), each with the
+    ``time`` of the ReFrame test case that measured it (a suite counts each
+    test case once), the suite with the session's ``timestamp`` (UTC) and
+    ``hostname`` and the CPU identity as properties.
+
+    What fails: regressions and failures are ``<failure>``; no reference,
+    FASTER, INCONCLUSIVE and DISTURBED are failures only when *strict*,
+    otherwise no reference, FASTER and INCONCLUSIVE are noted in
+    ``system-out`` and a DISTURBED figure is ``<skipped>`` (measured, not
+    judged: a fully disturbed run shows as all skipped, never as passed); so
+    is a table that measured nothing (all skipped) a failure when *strict*.
+    """
+    suites = {}
+    for row in table:
+        suites.setdefault(split_name(row.test)[0], []).append(row)
+    root = ET.Element('testsuites', name='clusterbench')
+    totals = Counter()
+    for check, rows in suites.items():
+        suite = ET.SubElement(root, 'testsuite', name=check)
+        origins = list(dict.fromkeys(o for row in rows for o in row.origins))
+        _suite_identity(suite, origins)
+        counts = Counter()
+        for row in rows:
+            word = row.kind
+            case = ET.SubElement(
+                suite,
+                'testcase',
+                classname=_classname(row),
+                name=row.variable if row.variable is not None else str(word).lower(),
+                time=f'{_junit_time(row.origins):.3f}',
+            )
+            counts['tests'] += 1
+            shown = cells(row)
+            detail = (
+                f'{shown["value"]} {shown["unit"]} (n={shown["n"]}), reference '
+                f'{shown["reference"]} ({shown["vs ref"]}), allowed '
+                f'{shown["allowed range"]}: {text(row)}'
+            )
+            if word == verdict.SKIPPED:
+                ET.SubElement(case, 'skipped', message=row.verdict.detail)
+                counts['skipped'] += 1
+            elif word.fails_run or (strict and word.fails_strict):
+                failure = ET.SubElement(
+                    case, 'failure', type=str(word), message=text(row)
+                )
+                failure.text = detail
+                counts['failures'] += 1
+            elif word == verdict.DISTURBED:
+                ET.SubElement(case, 'skipped', message=f'{text(row)}: not judged')
+                ET.SubElement(case, 'system-out').text = detail
+                counts['skipped'] += 1
+            else:
+                ET.SubElement(case, 'system-out').text = detail
+        suite.set('time', f'{_junit_time(origins):.3f}')
+        for key in ('tests', 'failures', 'skipped'):
+            suite.set(key, str(counts[key]))
+        suite.set('errors', '0')
+        totals.update(counts)
+        totals['time'] += _junit_time(origins)
+    if strict and verdict.nothing_measured(table):
+        # The exit code (3) fails the gate; say why where CI shows the tests.
+        suite = ET.SubElement(
+            root, 'testsuite', name='clusterbench', tests='1', failures='1', skipped='0'
+        )
+        case = ET.SubElement(suite, 'testcase', classname='clusterbench', name='run')
+        why = f'nothing measured ({_counts(table) or "no figure"})'
+        ET.SubElement(case, 'failure', type='nothing measured', message=why)
+        totals.update(tests=1, failures=1)
+    for key in ('tests', 'failures', 'skipped'):
+        root.set(key, str(totals[key]))
+    root.set('time', f'{totals["time"]:.3f}')
+    for element in root.iter():
+        element.text = element.text and _xml_text(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, _xml_text(value))
+    ET.indent(root)
+    return ET.tostring(root, encoding='unicode', xml_declaration=True)
+
+
+def _suite_identity(suite, origins):
+    """timestamp, hostname and the identity of a suite's sessions and CPUs."""
+    stamp = _junit_timestamp(origins)
+    if stamp:
+        suite.set('timestamp', stamp)
+    host = _one_or_all(o.host for o in origins)
+    if host:
+        suite.set('hostname', host if isinstance(host, str) else ' '.join(host))
+    properties = None
+    for key in ('session', 'cpu_kind', 'cpu_model'):
+        for value in dict.fromkeys(getattr(o, key) for o in origins):
+            if value:
+                if properties is None:
+                    properties = ET.SubElement(suite, 'properties')
+                ET.SubElement(properties, 'property', name=key, value=value)
+
+
+#: What XML 1.0 cannot hold, escaped or not: the control characters but tab,
+#: newline and CR, surrogates (ElementTree writes them raw, and then no parser
+#: reads the file).
+_NOT_XML = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
+def _xml_text(text):
+    """*text* with what XML cannot hold written as ``\\x01``: the name of a
+    test stays recognisable, and the JUnit file parses."""
+    return _NOT_XML.sub(lambda m: m.group().encode('unicode_escape').decode(), text)
