@@ -15,6 +15,7 @@ import time
 from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
+from clusterbench.machine import noisyhost
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import confirm, nodelock, reframe_output, runreport
@@ -153,6 +154,20 @@ def policy_options(config, system, extra=()):
     return []
 
 
+def noisy_host_partitions(config, system):
+    """The names of *system*'s partitions with the noisy-host profile on."""
+    found = []
+    for part in _partitions(config, system):
+        try:
+            if noisyhost.enabled(part):
+                found.append(part['name'])
+        except ClusterbenchError as err:
+            raise ClusterbenchError(
+                f'{config}: partition {part["name"]}: {err}'
+            ) from None
+    return found
+
+
 def node_lock(config, system, wait=True):
     """This node's lock, taken, if a partition of *system* runs its jobs here
     (``local`` scheduler): one measuring session at a time; else ``None``."""
@@ -192,9 +207,14 @@ def run(
     wait=True,
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
+    wait_quiet=0.0,
 ):
     """Run the suite on *system* with ReFrame, as it goes printing to *out*
-    what runs; the judged :class:`Session`, or one line (ClusterbenchError)."""
+    what runs; the judged :class:`Session`, or one line (ClusterbenchError).
+
+    Confirmation runs and *wait_quiet* (seconds) are of the noisy-host
+    profile: on partitions without it they say so in one line, and do nothing.
+    """
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
@@ -203,6 +223,7 @@ def run(
             )
     _check_partition(config, system)
     refdata.check_directory(references)
+    noisy = noisy_host_partitions(config, system)
     results = results_root(results)
     # ReFrame must judge against the directory just validated, not its own
     # default: one directory decides both. Its database and perflogs go under
@@ -217,6 +238,11 @@ def run(
     prefix = session_dir(results, system)
     report = os.path.join(prefix, 'report.json')
     extra = [*policy_options(config, system, extra), *extra]
+    if wait_quiet and noisy:
+        # The checks' hook waits before each test on a local partition.
+        extra = ['-S', f'wait_quiet={wait_quiet:g}', *extra]
+    elif wait_quiet:
+        print(f'--wait-quiet: not waiting, {noisyhost.off(system)}', file=out)
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
@@ -236,6 +262,10 @@ def run(
         judged = verdict.group(figures, threshold=threshold)
         reports, failed_otherwise = [report], _failed_otherwise(ran, data)
         red = confirm.red_cases(judged, runreport.cases(data, report))
+        quiet = {where: cases for where, cases in red.items() if where[1] in noisy}
+        if red and confirm_runs and not quiet:
+            print(f'\nConfirmation runs: none, {noisyhost.off(system)}', file=out)
+        red = quiet
         why_not = confirm.unsupported(extra)
         if red and confirm_runs and why_not:
             print(f'\nConfirmation runs: {why_not}', file=out)
