@@ -205,16 +205,14 @@ def run(
     extra=(),
     out=sys.stdout,
     wait=True,
+    # Seconds; like confirmation runs, only on partitions with the noisy-host
+    # profile (elsewhere one line says it is off, and nothing waits).
+    wait_quiet=0.0,
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
-    wait_quiet=0.0,
 ):
     """Run the suite on *system* with ReFrame, as it goes printing to *out*
-    what runs; the judged :class:`Session`, or one line (ClusterbenchError).
-
-    Confirmation runs and *wait_quiet* (seconds) are of the noisy-host
-    profile: on partitions without it they say so in one line, and do nothing.
-    """
+    what runs; the judged :class:`Session`, or one line (ClusterbenchError)."""
     selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
         if not os.path.exists(path):
