@@ -92,6 +92,8 @@ site_configuration = {
                         # The nodes are namespaces of this host: its CPU.
                         'cpu_kind': common['cpu_kind'](),
                         'num_nodes': len(_nodes),
+                        # Off, as for any cluster: a slow node is the finding.
+                        # 'noisy_host': True,  # see docs/noisy-host.md
                         'nodes': _nodes,
                         'acceptance': {
                             # The nodes share the host's cores with whatever

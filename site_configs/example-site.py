@@ -58,6 +58,8 @@ def _partition(name, descr, num_nodes, mem_gib, **extras):
         'extras': {
             'mem_per_node': mem_gib * GIB,
             'num_nodes': num_nodes,
+            # Dedicated nodes: the noisy-host profile stays off.
+            # 'noisy_host': True,  # see docs/noisy-host.md
             **FABRIC,
             **extras,
         },

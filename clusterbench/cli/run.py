@@ -20,9 +20,6 @@ def run(args):
     if args.confirm > confirm.MAX_RUNS:
         raise ClusterbenchError(f'--confirm {args.confirm}: at most {confirm.MAX_RUNS}')
     extra = list(args.reframe_args)
-    if args.wait_quiet:
-        # The checks' hook waits before each test on a local partition.
-        extra = ['-S', f'wait_quiet={args.wait_quiet:g}', *extra]
     # What runs goes beside a table; a table for a program leaves stdout to it.
     progress = sys.stdout if args.format == 'table' else sys.stderr
     session = runner.run(
@@ -36,6 +33,7 @@ def run(args):
         wait=not args.no_wait,
         threshold=args.threshold,
         confirm_runs=args.confirm,
+        wait_quiet=args.wait_quiet,
     )
     return show(
         session, args.format, args.strict, args.verbose, args.show_all, args.junit
@@ -164,16 +162,17 @@ def add_parser(sub):
         const=60.0,
         default=0.0,
         metavar='SECONDS',
-        help='before each test on a local partition, wait (at most SECONDS, '
-        'default 60) until the machine has been quiet for 3 s; says so when '
-        'it gives up',
+        help='before each test on a local partition with the noisy-host '
+        'profile, wait (at most SECONDS, default 60) until the machine has been '
+        'quiet for 3 s; says so when it gives up',
     )
     run_.add_argument(
         '--confirm',
         type=_runs,
         default=confirm.DEFAULT_RUNS,
         metavar='N',
-        help='run a test case with a figure SLOWER or FLAGGED N more '
+        help='on a partition with the noisy-host profile, run a test case with '
+        'a figure SLOWER or FLAGGED N more '
         'times and judge each figure on all its runs (default '
         f'{confirm.DEFAULT_RUNS}, at most {confirm.MAX_RUNS}; 0: judge the first '
         'run alone)',

@@ -26,7 +26,8 @@ reads ``/proc/stat`` again:
   the launch, the better of the two per figure (both in ``host_probe_each``).
 
 :func:`disturbed` names the thresholds a run broke (partition
-``extras.conditions``, defaults in :data:`DEFAULTS`); :func:`wait_quiet`
+``extras.noisy_host``, read by :mod:`clusterbench.machine.noisyhost`;
+defaults in :data:`DEFAULTS`); :func:`wait_quiet`
 waits until the machine has been quiet for a few seconds.
 """
 
@@ -43,8 +44,9 @@ from clusterbench.machine import hostprobe, hwinfo
 FORMAT = 'clusterbench-conditions/1'
 ABSENT = hwinfo.ABSENT
 
-#: Thresholds a run must keep to be judged (partition ``extras.conditions``
-#: overrides any of them). On the project's 2-CPU VM, a NetPIPE sweep with no
+#: Thresholds a run must keep to be judged where a partition has the noisy-host
+#: profile (its ``extras.noisy_host`` dict overrides any of them). On the
+#: project's 2-CPU VM, a NetPIPE sweep with no
 #: other process running showed steal 0-0.1 % and other processes 0 %; with
 #: other work beside it, the ranks' share and the others' share summed to
 #: 0.99-1.0 over 24-60 s runs. A run of less than a few seconds is mostly

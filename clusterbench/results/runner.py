@@ -15,6 +15,7 @@ import time
 from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
+from clusterbench.machine import noisyhost
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import (
@@ -161,6 +162,20 @@ def policy_options(config, system, extra=()):
     return []
 
 
+def noisy_host_partitions(config, system):
+    """The names of *system*'s partitions with the noisy-host profile on."""
+    found = []
+    for part in _partitions(config, system):
+        try:
+            if noisyhost.enabled(part):
+                found.append(part['name'])
+        except ClusterbenchError as err:
+            raise ClusterbenchError(
+                f'{config}: partition {part["name"]}: {err}'
+            ) from None
+    return found
+
+
 def node_lock(config, system, wait=True):
     """This node's lock, taken, if a partition of *system* runs its jobs here
     (``local`` scheduler): one measuring session at a time; else ``None``."""
@@ -200,6 +215,9 @@ def run(
     extra=(),
     out=sys.stdout,
     wait=True,
+    # Seconds; like confirmation runs, only on partitions with the noisy-host
+    # profile (elsewhere one line says it is off, and nothing waits).
+    wait_quiet=0.0,
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
     reports=None,
@@ -216,6 +234,7 @@ def run(
             )
     _check_partition(config, system)
     refdata.check_directory(references)
+    noisy = noisy_host_partitions(config, system)
     results = results_root(results)
     # ReFrame must judge against the directory just validated, not its own
     # default: one directory decides both. Its database and perflogs go under
@@ -232,6 +251,11 @@ def run(
     if reports is not None:
         reports.append(report)
     extra = [*policy_options(config, system, extra), *extra]
+    if wait_quiet and noisy:
+        # The checks' hook waits before each test on a local partition.
+        extra = ['-S', f'wait_quiet={wait_quiet:g}', *extra]
+    elif wait_quiet:
+        print(f'--wait-quiet: not waiting, {noisyhost.off(system)}', file=out)
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
@@ -252,6 +276,10 @@ def run(
         judged = verdict.group(figures, threshold=threshold)
         reports, failed_otherwise = [report], _failed_otherwise(ran, data)
         red = confirm.red_cases(judged, runreport.cases(data, report))
+        quiet = {where: cases for where, cases in red.items() if where[1] in noisy}
+        if red and confirm_runs and not quiet:
+            print(f'\nConfirmation runs: none, {noisyhost.off(system)}', file=out)
+        red = quiet
         why_not = confirm.unsupported(extra)
         if red and confirm_runs and why_not:
             print(f'\nConfirmation runs: {why_not}', file=out)

@@ -267,6 +267,8 @@ def config_source(
         # clusterbench's (a checkout's, or the one packaged with the wheel).
         common = runpy.run_path(paths.site_config('common.py', beside=__file__))
 
+        # Off for dedicated nodes; a partition on shared hosts turns it on with
+        # 'noisy_host': True in its extras (docs/noisy-host.md).
         site_configuration = ''')
     return header + render(configuration) + '\n'
 

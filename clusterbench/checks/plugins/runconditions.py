@@ -9,14 +9,17 @@ the launch (:mod:`clusterbench.machine.hostprobe`). They go into the run
 report as ``run_conditions``, with the node's identity as
 ``machine_identity``.
 
-A run that breaks the partition's thresholds (``extras.conditions``, see
-``clusterbench.machine.conditions.DEFAULTS``) is *disturbed*: ``disturbed`` names
+Where the partition has the noisy-host profile on
+(``extras.noisy_host``, :mod:`clusterbench.machine.noisyhost`), a run that
+breaks its thresholds (``clusterbench.machine.conditions.DEFAULTS``) is
+*disturbed*: ``disturbed`` names
 what it broke (a host probe worse than in the sessions of the test's
 references by more than ``max_host_drift`` counts: the host changed), its
 figures are recorded but not judged (the check drops its references, so
 plain ReFrame does not judge them either), and ``clusterbench`` shows
 ``DISTURBED (...)`` instead of a verdict and never takes its figures into a
-reference.
+reference. With the profile off the host probe does not run, nothing is
+judged, and the cheap conditions are kept as facts (noisyhost says why).
 """
 
 import os
@@ -29,7 +32,7 @@ from reframe.core.builtins import loggable, run_before, variable
 from reframe.core.logging import getlogger
 
 from clusterbench.judging import verdict
-from clusterbench.machine import conditions, hostprobe
+from clusterbench.machine import conditions, hostprobe, noisyhost
 
 CONDITIONS_FILE = 'conditions.json'
 
@@ -64,9 +67,11 @@ class RunConditions(rfm.RegressionTestPlugin):
 
     #: Measure around the launch (on by default).
     measure_conditions = variable(typ.Bool, value=True)
-    #: Run the host probe before the launch (clusterbench.machine.hostprobe).
+    #: Run the host probe before the launch (clusterbench.machine.hostprobe),
+    #: where the partition has the noisy-host profile on.
     probe_host = variable(typ.Bool, value=True)
-    #: Judge them against the thresholds (off: measured and kept, never
+    #: Judge them against the thresholds where the partition has the
+    #: noisy-host profile on (off: measured and kept, never
     #: DISTURBED; the project's tests of other things use this on a shared
     #: machine).
     judge_conditions = variable(typ.Bool, value=True)
@@ -84,9 +89,13 @@ class RunConditions(rfm.RegressionTestPlugin):
     def _runs_here(self):
         return self.current_partition.scheduler.registered_name == 'local'
 
+    def _noisy_host(self):
+        """The partition's thresholds if it has the noisy-host profile, or None."""
+        return noisyhost.thresholds(self.current_partition.extras, self._runs_here())
+
     @run_before('run')
     def _wait_until_quiet(self):
-        if self.wait_quiet > 0 and self._runs_here():
+        if self.wait_quiet > 0 and self._runs_here() and self._noisy_host():
             getlogger().info(
                 f'{self.display_name}: waiting up to {self.wait_quiet:g} s for a '
                 'quiet machine'
@@ -107,7 +116,7 @@ class RunConditions(rfm.RegressionTestPlugin):
                 os.path.join(self.stagedir, CONDITIONS_FILE),
                 ranks,
                 local,
-                probe=self.probe_host,
+                probe=self.probe_host and self._noisy_host() is not None,
                 # A rank's threads (STREAM: one rank, a thread per core).
                 cpus_per_rank=self.num_cpus_per_task or 1,
             ),
@@ -121,11 +130,12 @@ class RunConditions(rfm.RegressionTestPlugin):
             return
         found = conditions.load(os.path.join(self.stagedir, CONDITIONS_FILE))
         self.machine_identity = found.pop('identity', {}) or {}
-        limits = conditions.thresholds(self.current_partition.extras, self._runs_here())
+        limits = self._noisy_host()
         if not found:
             found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
+        # None: the profile is off, the conditions are facts, not judged.
         found['thresholds'] = limits
-        if self.judge_conditions:
+        if self.judge_conditions and limits is not None:
             broke = [conditions.disturbed(found, limits)]
             probe = found.get('host_probe')
             if limits['max_host_drift'] is not None and isinstance(probe, dict):
