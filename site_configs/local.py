@@ -4,6 +4,11 @@ Processor facts come from ReFrame's own detector at configuration load (ReFrame
 only auto-detects partitions whose launcher is ``local``), and the references
 for ``local`` are keyed by them (see reference_data/local/), so a machine of another
 kind gets a visible *no reference* state.
+
+When OpenBLAS runs a generic kernel on a CPU that offers more (an unknown
+model), the environments set ``OPENBLAS_CORETYPE`` (clusterbench.machine.
+blascore); a user's own variable wins. Only here: a production site fixes
+its BLAS, and the portable figures name the cause.
 """
 
 import os
@@ -11,7 +16,13 @@ import runpy
 
 from reframe.utility.cpuinfo import cpuinfo
 
+from clusterbench.machine import blascore
+
 common = runpy.run_path(os.path.join(os.path.dirname(__file__), 'common.py'))
+
+_blas = blascore.local_setting()
+BLAS_ENV = [[blascore.VARIABLE, _blas[1]]] if _blas else []
+DESCR = 'All cores of this node' + (f'; {blascore.note(*_blas)}' if _blas else '')
 
 site_configuration = {
     'systems': [
@@ -23,7 +34,7 @@ site_configuration = {
             'partitions': [
                 {
                     'name': 'default',
-                    'descr': 'All cores of this node',
+                    'descr': DESCR,
                     'scheduler': 'local',
                     'launcher': 'mpirun',
                     'environs': ['gnu-openmpi', 'gnu-mpich'],
@@ -43,9 +54,11 @@ site_configuration = {
     ],
     'environments': [
         common['gnu_openmpi'](
-            extra_features=['hpcc', 'netpipe'], target_systems=['local']
+            extra_features=['hpcc', 'netpipe'],
+            target_systems=['local'],
+            env_vars=BLAS_ENV,
         ),
-        common['gnu_mpich'](target_systems=['local']),
+        common['gnu_mpich'](target_systems=['local'], env_vars=BLAS_ENV),
     ],
     # ReFrame polls a running job up to 10 times a second by default, on a
     # core the benchmark's ranks use here: that made sub-second benchmarks

@@ -55,6 +55,8 @@ def summary(facts):
         'libfabric': software.get('libfabric', ABSENT),
         'compiler': (software.get('compilers') or {}).get('gcc', ABSENT),
         'blas': (software.get('blas') or {}).get('openblas', ABSENT),
+        'openblas_core': (software.get('blas') or {}).get('openblas_core', ABSENT),
+        'openblas_coretype': (software.get('blas') or {}).get('openblas_coretype'),
         'identity': identity(facts),
     }
     return out
@@ -191,5 +193,13 @@ def format_software(digest):
     return (
         f'MPI {get("mpi", ABSENT)}; UCX {get("ucx", ABSENT)}; libfabric '
         f'{get("libfabric", ABSENT)}; {get("compiler", ABSENT)}; OpenBLAS '
-        f'{get("blas", ABSENT)}'
+        f'{get("blas", ABSENT)}{_blas_core(digest)}'
     )
+
+
+def _blas_core(digest):
+    core = digest.get('openblas_core')
+    if not core or core == ABSENT:
+        return ''
+    forced = digest.get('openblas_coretype')
+    return f' (core {core}' + (f', OPENBLAS_CORETYPE={forced})' if forced else ')')

@@ -88,6 +88,9 @@ class SoftwareFacts(FactReader):
             out['openblas_config'] = config
             if libs['openblas'].get('core'):
                 out['openblas_core'] = libs['openblas']['core']
+            # The core chosen by the environment, not by OpenBLAS (see blascore).
+            if os.environ.get('OPENBLAS_CORETYPE'):
+                out['openblas_coretype'] = os.environ['OPENBLAS_CORETYPE']
         else:
             out['openblas'] = self.missing(
                 'software.blas.openblas', 'libopenblas not found'

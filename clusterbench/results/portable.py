@@ -15,10 +15,11 @@ Verification (NPB's, the CG solver's, HPL's residual, STREAM's) needs no
 band: a run that fails it yields no figure and is FAILED in every run.
 """
 
+import dataclasses
 import statistics
 
 from clusterbench.judging import verdict
-from clusterbench.machine import peak
+from clusterbench.machine import blascore, peak
 from clusterbench.parsers import cgsolver, hpcc, hpl
 from clusterbench.parsers.catalog import CATALOG, bands_of
 from clusterbench.results import runreport
@@ -31,6 +32,24 @@ from clusterbench.results.runreport import Figure
 #: check) yields no portable figure.
 MIN_HPL_N = 8000
 CG_CLASSES = ('B', 'C', 'D')
+
+
+@dataclasses.dataclass(frozen=True)
+class PortableFigure(Figure):
+    """A derived figure, with what its node's facts say would fail it."""
+
+    cause: str = ''
+
+
+def _blas_cause(case):
+    """Why a DGEMM-bound figure of *case* would fail: the generic OpenBLAS
+    kernel its node facts name, else ''."""
+    facts = case.get('node_facts') or {}
+    for digest in facts.values() if isinstance(facts, dict) else ():
+        found = isinstance(digest, dict) and blascore.cause(digest.get('openblas_core'))
+        if found:
+            return found
+    return ''
 
 
 def _key(fig):
@@ -207,7 +226,10 @@ def split(data, path, figures, keep_recorded=False):
             fig = Figure(*key[:4], figure.name, value, figure.unit, None, None, None,
                          None, key[4], disturbed)  # fmt: skip
             band = _band_of(figure.name, figure.unit, facts.get(key[1:3]))
-            portable.append(banded(fig, band))
+            why = _blas_cause(case) if figure in _BLAS_BOUND else ''
+            portable.append(
+                PortableFigure(*dataclasses.astuple(banded(fig, band)), why)
+            )
     return regular, portable
 
 
@@ -219,6 +241,21 @@ def _band_of(name, unit, facts):
     return overrides.get(name) or overrides.get(figure.name) or figure.band
 
 
+#: The derived figures that a generic BLAS kernel fails.
+_BLAS_BOUND = (hpcc.DGEMM_PEAK_EFFICIENCY, hpl.HPL_PEAK_EFFICIENCY)
+
+
 def judge(portable):
-    """The verdicts of portable figures: each against its band alone."""
-    return verdict.group(portable, threshold=None)
+    """The verdicts of portable figures: each against its band alone; a
+    failed one names its cause where the node facts show one."""
+    judged = verdict.group(portable, threshold=None)
+    causes = {
+        (f.test, f.system, f.partition, f.environ, f.variable): f.cause
+        for f in portable
+        if getattr(f, 'cause', '')
+    }
+    for row in judged:
+        key = (row.test, row.system, row.partition, row.environ, row.variable)
+        if row.kind not in (verdict.PASS, verdict.DISTURBED) and key in causes:
+            row.verdict = verdict.Verdict(row.kind, causes[key])
+    return judged
