@@ -10,16 +10,21 @@ import sys
 
 import pytest
 from conftest import PROJECT
+from rfm import TINY_CG, reframe
 
 from clusterbench.judging import verdict
 from clusterbench.machine import blascore, digest
-from clusterbench.results import portable, runreport
+from clusterbench.results import portable, runreport, session
 
 EMERALD_RAPIDS = os.path.join(PROJECT, 'tests', 'data', 'sessions', 'Intel-6-207')
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
 AVX512 = frozenset({'sse3', 'avx', 'avx2', 'fma', 'avx512f'})
 AVX2 = frozenset({'sse3', 'avx', 'avx2', 'fma'})
 FLAGS = blascore.cpu_flags()
+REAL_AVX2 = pytest.mark.skipif(
+    blascore.openblas_core() is None or 'avx2' not in FLAGS,
+    reason='needs libopenblas and a CPU with AVX2',
+)
 
 
 @pytest.mark.parametrize(
@@ -94,15 +99,34 @@ def _core_under(coretype):
     return done.stdout.strip()
 
 
-@pytest.mark.skipif(
-    blascore.openblas_core() is None or 'avx2' not in FLAGS,
-    reason='needs libopenblas and a CPU with AVX2',
-)
+@REAL_AVX2
 def test_the_setting_takes_effect_in_the_real_library():
     # The real OpenBLAS of this host obeys both the set core and the fault.
     target = 'SkylakeX' if 'avx512f' in FLAGS else 'Haswell'
     assert _core_under(target) == target
     assert _core_under('Prescott') == 'Prescott'
+
+
+@pytest.mark.integration
+@REAL_AVX2
+def test_a_forced_generic_kernel_reaches_the_job_and_is_named(tmp_path):
+    # The fault: a user forces Prescott. It wins over local's setting, the
+    # job's node facts record it, and with those facts the stored Emerald
+    # Rapids session's DGEMM (a real one needs HPL N >= 8000: minutes) fails
+    # naming OpenBLAS.
+    rc, out, report = reframe(tmp_path, *TINY_CG, env={'OPENBLAS_CORETYPE': 'Prescott'})
+    assert rc == 0, out
+    (case,) = [c for c in runreport.cases(report) if not c.get('fixture')]
+    (facts,) = case['node_facts'].values()
+    assert (facts['openblas_core'], facts['openblas_coretype']) == ('Prescott',) * 2
+    data = _session('SkylakeX')
+    for case in runreport.cases(data):
+        case['node_facts'] = {'vm': facts}
+    found = _failed(data)['dgemm_peak_efficiency']
+    assert (found.kind, found.detail) == (
+        verdict.WORSE,
+        'OpenBLAS chose its generic Prescott kernel: set OPENBLAS_CORETYPE',
+    )
 
 
 def _session(core):
@@ -148,3 +172,30 @@ def test_the_node_digest_shows_the_core_and_the_setting():
     }
     line = digest.format_software(digest.summary(facts))
     assert line.endswith('OpenBLAS 0.3.21 (core SkylakeX, OPENBLAS_CORETYPE=SkylakeX)')
+
+
+def test_the_session_digest_says_the_kernel_was_set(tmp_path):
+    data = _session('SkylakeX')
+    for case in runreport.cases(data):
+        case['node_facts']['vm']['openblas_coretype'] = 'SkylakeX'
+    path = tmp_path / 'report.json'
+    path.write_text(json.dumps(data))
+    line = session.digest([str(path)])
+    assert 'OpenBLAS kernels set by OPENBLAS_CORETYPE=SkylakeX' in line
+
+
+@pytest.mark.integration
+@REAL_AVX2
+@pytest.mark.skipif('OPENBLAS_CORETYPE' in os.environ, reason='the user chose a core')
+def test_the_local_system_sets_the_kernel_of_a_real_job(tmp_path):
+    own = blascore.openblas_core()
+    target = blascore.coretype_for(own, FLAGS)
+    rc, out, report = reframe(tmp_path, *TINY_CG)
+    assert rc == 0, out
+    (case,) = [c for c in runreport.cases(report) if not c.get('fixture')]
+    (facts,) = case['node_facts'].values()
+    # On a CPU OpenBLAS knows, nothing is set and its own choice stands.
+    assert (facts['openblas_core'], facts['openblas_coretype']) == (
+        target or own,
+        target,
+    )

@@ -68,6 +68,10 @@ def digest(report_paths):
         parts.append(f'facts of {len(nodes)} node{"s" * (len(nodes) != 1)}')
     if no_energy:
         parts.append('energy not available')
+    forced = sorted({f.get('openblas_coretype') for f in nodes.values()} - {None, ''})
+    if forced:
+        # Chosen for OpenBLAS, not by it: say so where the figures are read.
+        parts.append('OpenBLAS kernels set by OPENBLAS_CORETYPE=' + ','.join(forced))
     if not parts:
         return ''
     return 'Session details: ' + ', '.join(parts) + ' (-v shows them)'
