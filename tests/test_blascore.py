@@ -199,3 +199,12 @@ def test_the_local_system_sets_the_kernel_of_a_real_job(tmp_path):
         target or own,
         target,
     )
+
+
+def test_no_openblas_sets_nothing(monkeypatch):
+    # As where libopenblas does not load: the child fails, the config loads.
+    monkeypatch.setattr(
+        blascore, '_CORENAME', 'import ctypes; ctypes.CDLL("libnone.so")'
+    )
+    assert blascore.openblas_core() is None
+    assert blascore.local_setting({}, flags=AVX512) is None
