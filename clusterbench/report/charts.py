@@ -90,6 +90,8 @@ def bar_chart(plots, bench, cells):
         else:
             failed = cell.state == model.FAILED
             word = f'FAILED ({cell.reason.split(":")[0]})' if failed else 'missing'
+            if cell.disturbed:
+                word = f'DISTURBED only ({len(cell.disturbed)} left out)'
             ax.text(
                 0,
                 y,

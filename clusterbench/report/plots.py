@@ -113,8 +113,8 @@ def make_all(data, workers=None):
     finally:
         _TASKS = []
     ids = set()
-    out = {'applications': [], 'communication': [], 'scaling': [], 'nodes': [],
-           'pairs': [], 'sensitivity': [], 'trends': []}  # fmt: skip
+    out = {'executive': [], 'applications': [], 'communication': [], 'scaling': [],
+           'nodes': [], 'pairs': [], 'sensitivity': [], 'trends': []}  # fmt: skip
     for (section, key, _, _), plot in zip(todo, drawn):
         stem, n = plot.id, 1
         while plot.id in ids:
