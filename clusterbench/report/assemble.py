@@ -221,7 +221,7 @@ class _Builder:
             self.samples[(config.key, name, fig.variable)].append(fig)
             self.units.setdefault((name, fig.variable), fig.unit)
         found, problem = curvelib.from_case(case)
-        if found:
+        if found and not case.get('disturbed'):
             placement = split_name(case['name'])[1].get('placement', '')
             self.comm_cases.append((config.key, name, placement, case, found))
         if problem:

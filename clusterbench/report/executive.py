@@ -120,6 +120,9 @@ class Row:
     counts: dict = field(default_factory=dict)
     reference_age: str = ''
     environs: list = field(default_factory=list)
+    #: The cells some figures come from (for the roofline): key -> Cell.
+    cells: dict = field(default_factory=dict)
+    npb: dict = field(default_factory=dict)  # NPB benchmark -> Cell
 
     @property
     def key(self):
@@ -282,6 +285,7 @@ def _row(data, system, partition, configs, case_of, facts, sessions, references)
         _cells(data, configs, _cg_any)
     )
     fig['cg'] = Stat.of(cg_cell)
+    row.cells = {'hpl': hpl_cell, 'dgemm_core': dgemm_cell, 'cg': cg_cell}
     _npb(row, data, configs)
     row.figures = {k: v for k, v in fig.items() if v is not None}
     _quality(row, data, configs, sessions)
@@ -471,7 +475,7 @@ def npb_cells(data, configs):
 
 
 def _npb(row, data, configs):
-    cells = npb_cells(data, configs)
+    cells = row.npb = npb_cells(data, configs)
     mean = headline.geomean([c.value for c in cells.values()])
     if mean is not None:
         stat = Stat(
@@ -552,5 +556,5 @@ def _reference_age(data, configs, references, system):
     now = datetime.datetime.now(datetime.timezone.utc)
     ages = sorted((now - m).days for m in made)
     if ages[0] == ages[-1]:
-        return f'{ages[0]} days'
+        return f'{ages[0]} day' + 's' * (ages[0] != 1)
     return f'{ages[0]}-{ages[-1]} days'

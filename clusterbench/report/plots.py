@@ -18,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import matplotlib
 
 from clusterbench.report import curves as curvelib
+from clusterbench.report import execcharts
 from clusterbench.report.acceptcharts import node_chart, pair_chart
 from clusterbench.report.charts import (
     bar_chart,
@@ -34,7 +35,7 @@ _TASKS = []  # read by forked workers
 
 def tasks(data):
     """(section, key, chart function, arguments) of every plot of the report."""
-    out = []
+    out = execcharts.tasks(data)
     for family, bench in data.applications:
         out.append(
             ('applications', (family, bench), bar_chart, (bench, data.row(bench)))
