@@ -1,10 +1,11 @@
-"""`clusterbench trend` on three real stored sessions in which a figure steps down.
+"""`clusterbench trend` on six real stored sessions in which a figure steps down.
 
-The CG solver (class S, one test) runs three times through ReFrame into one
+The CG solver (class S, one test) runs six times through ReFrame into one
 results database. The solver's iteration count is deterministic: 59 at the
-default tolerance 1e-8, 50 at 5e-7. Sessions 2 and 3 run with the looser
-tolerance, so the figure really steps down by 15 % at session 2; the
-iteration reference (59 ± 3 %) makes sessions 2 and 3 flagged points.
+default tolerance 1e-8, 50 at 5e-7. Sessions 4 to 6 run with the looser
+tolerance, so the figure really steps down by 15 % at session 4 (a change
+point needs three sessions on each side); the iteration reference
+(59 ± 3 %) makes sessions 4 to 6 flagged points.
 """
 
 import csv
@@ -33,7 +34,7 @@ def history(tmp_path_factory):
     db = tmp / 'results.db'
     env = {'RFM_SQLITE_DB_FILE': str(db), 'RFM_REFERENCE_PREFIX': str(tmp / 'refs')}
     uuids = []
-    for i, tolerance in enumerate(('1e-8', '5e-7', '5e-7')):
+    for i, tolerance in enumerate(('1e-8',) * 3 + ('5e-7',) * 3):
         rc, out, report = reframe(
             tmp / f's{i}', *SELECT, '-S', f'tolerance={tolerance}', env=env
         )
@@ -65,29 +66,29 @@ def test_the_step_is_drawn_and_its_session_named(history):
     assert result.returncode == 0, result.stderr
     (line,) = [x for x in result.stdout.splitlines() if 'iterations' in x]
     assert 'moved -15.3% (59 -> 50 iterations)' in line
-    assert f'at session {uuids[1]}' in line
+    assert f'at session {uuids[3]}' in line
 
     rows = list(csv.DictReader(io.StringIO((tmp / 'out' / 'trend.csv').read_text())))
     assert [r['session'] for r in rows] == uuids
-    assert [float(r['value']) for r in rows] == [59, 50, 50]
-    assert [r['verdict'] for r in rows] == ['pass', 'FLAGGED', 'FLAGGED']
-    assert [r['change point'] for r in rows] == ['', '-15.3%', '']
+    assert [float(r['value']) for r in rows] == [59, 59, 59, 50, 50, 50]
+    assert [r['verdict'] for r in rows] == ['pass'] * 3 + ['FLAGGED'] * 3
+    assert [r['change point'] for r in rows] == ['', '', '', '-15.3%', '', '']
     assert float(rows[0]['allowed low']) == pytest.approx(59 * 0.97)
 
     svg = (tmp / 'out' / 'trend.svg').read_text()
-    assert f'moved -15.3% at session {uuids[1][:8]}' in svg
+    assert f'moved -15.3% at session {uuids[3][:8]}' in svg
     assert 'reference band' in svg and 'SLOWER / WORSE / FLAGGED' in svg
     assert (tmp / 'out' / 'trend.png').read_bytes()[:4] == b'\x89PNG'
 
 
 def test_sessions_at_one_level_have_no_change_point(history):
     tmp, _ = history
-    # Sessions 2 and 3 (same tolerance), as stored session directories.
+    # Sessions 5 and 6 (same tolerance), as stored session directories.
     result = trend_command(
         tmp,
         'CGSolverCheck.*:iterations$',
-        str(tmp / 's1'),
-        str(tmp / 's2'),
+        str(tmp / 's4'),
+        str(tmp / 's5'),
         '-o',
         str(tmp / 'level'),
     )
@@ -99,7 +100,7 @@ def test_bad_input_is_one_line(history):
     tmp, _ = history
     result = trend_command(tmp, 'nosuchfigure', '--history', 'now-1d:now')
     assert result.returncode == 2
-    assert "no figure matches 'nosuchfigure' in 3 session(s)" in result.stderr
+    assert "no figure matches 'nosuchfigure' in 6 session(s)" in result.stderr
     result = trend_command(tmp, '(', '--history', 'now-1d:now')
     assert result.returncode == 2 and 'Traceback' not in result.stderr
 
@@ -131,7 +132,7 @@ def test_report_data_orders_moved_figures_first(history):
 
     tmp, _ = history
     runs = []
-    for i in range(3):
+    for i in range(6):
         path = tmp / f's{i}' / 'report.json'
         runs += assemble.load_reports([str(path)])
     data = assemble.assemble(runs)
@@ -140,6 +141,6 @@ def test_report_data_orders_moved_figures_first(history):
     moved = [s.change is not None for s in series]
     assert moved == sorted(moved, reverse=True)  # moved figures first
     (its,) = [s for s in series if s.variable == 'iterations']
-    uuid = json.loads((tmp / 's1' / 'report.json').read_text())['session_info']
+    uuid = json.loads((tmp / 's3' / 'report.json').read_text())['session_info']
     assert its.change.session == uuid['uuid']
-    assert verdict.kind(its.points[1].verdict) == verdict.FLAGGED
+    assert verdict.kind(its.points[3].verdict) == verdict.FLAGGED

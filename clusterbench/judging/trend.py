@@ -13,7 +13,10 @@ real: the bootstrap interval of median(after) / median(before), over the
 samples of the sessions on each side
 (:func:`clusterbench.judging.stats.median_ratio_ci`),
 excludes 1 and the shift is at least ``min_shift``. It names the first
-session after the move.
+session after the move. DISTURBED sessions are drawn but take no part: a
+change point needs ``MIN_SIDE`` undisturbed sessions on each side, and a
+figure that moves steadily (a straight line fits the sessions better than a
+step) is a drift, reported as its slope per session, not as a step.
 """
 
 import datetime
@@ -29,6 +32,10 @@ from clusterbench.judging import stats, verdict
 
 #: A smaller shift between the sessions before and after is no change point.
 DEFAULT_MIN_SHIFT = 0.05
+#: Undisturbed sessions a change point needs on each side.
+MIN_SIDE = 3
+#: How many standard errors a drift's slope must be away from zero.
+DRIFT_T = 3.0
 
 
 @dataclass
@@ -70,6 +77,18 @@ class Change:
 
 
 @dataclass
+class Drift:
+    """A steady move: the least-squares slope of the session medians."""
+
+    per_session: float  # relative to the mean of the medians
+    sessions: int
+
+    @property
+    def total(self):
+        return self.per_session * (self.sessions - 1)
+
+
+@dataclass
 class Series:
     test: str
     system: str
@@ -79,6 +98,7 @@ class Series:
     unit: str
     points: list = field(default_factory=list)
     change: Optional[Change] = None
+    drift: Optional[Drift] = None
 
     @property
     def title(self):
@@ -121,30 +141,77 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT):
                 )
             )
     for series in found.values():
-        series.change = change_point(series.points, min_shift)
+        series.drift = drift(series.points, min_shift)
+        if series.drift is None:
+            series.change = change_point(series.points, min_shift)
     return list(found.values())
 
 
-def change_point(points, min_shift=DEFAULT_MIN_SHIFT):
-    """The session where the figure moved (a :class:`Change`), or None."""
-    if len(points) < 2:
+def _undisturbed(points):
+    """(index in *points*, point) of the sessions that were not DISTURBED."""
+    return [
+        (i, p)
+        for i, p in enumerate(points)
+        if verdict.kind(p.verdict) != verdict.DISTURBED
+    ]
+
+
+def drift(points, min_shift=DEFAULT_MIN_SHIFT):
+    """The steady move of the undisturbed sessions (a :class:`Drift`) when a
+    straight line fits their medians better than any step, its slope is
+    DRIFT_T standard errors from zero and the whole move reaches *min_shift*;
+    else None."""
+    kept = [p.value for _, p in _undisturbed(points)]
+    n = len(kept)
+    if n < 3:
         return None
-    medians = [p.value for p in points]
+    mean = statistics.fmean(kept)
+    if not mean:
+        return None
+    xbar = (n - 1) / 2
+    sxx = sum((x - xbar) ** 2 for x in range(n))
+    slope = sum((x - xbar) * (y - mean) for x, y in enumerate(kept)) / sxx
+    line = sum((y - mean - slope * (x - xbar)) ** 2 for x, y in enumerate(kept))
+    step = min(
+        sum(
+            (y - statistics.fmean(part)) ** 2
+            for part in (kept[:k], kept[k:])
+            for y in part
+        )
+        for k in range(1, n)
+    )
+    if line > step or abs(slope * (n - 1) / mean) < min_shift:
+        return None
+    error = (line / (n - 2) / sxx) ** 0.5 if n > 2 else 0.0
+    if error and abs(slope) / error < DRIFT_T:
+        return None
+    return Drift(slope / mean, n)
+
+
+def change_point(points, min_shift=DEFAULT_MIN_SHIFT):
+    """The session where the figure moved (a :class:`Change`), or None.
+
+    Only undisturbed sessions count, and MIN_SIDE of them on each side."""
+    kept = _undisturbed(points)
+    if len(kept) < 2 * MIN_SIDE:
+        return None
+    medians = [p.value for _, p in kept]
     mean = statistics.fmean(medians)
     cusum, best, split = 0.0, -1.0, None
     for k, value in enumerate(medians[:-1], start=1):
         cusum += value - mean
-        if abs(cusum) > best:
+        if MIN_SIDE <= k <= len(kept) - MIN_SIDE and abs(cusum) > best:
             best, split = abs(cusum), k
-    before = [v for p in points[:split] for v in p.values]
-    after = [v for p in points[split:] for v in p.values]
+    before = [v for _, p in kept[:split] for v in p.values]
+    after = [v for _, p in kept[split:] for v in p.values]
     base = statistics.median(before)
     if not base:
         return None
     ci = stats.median_ratio_ci(after, before)
     low, point, high = ci
     if (low > 1 or high < 1) and abs(point - 1) >= min_shift:
-        return Change(split, points[split].session, base, statistics.median(after), ci)
+        index, first = kept[split]
+        return Change(index, first.session, base, statistics.median(after), ci)
     return None
 
 
@@ -201,6 +268,12 @@ def describe(series):
     """One line: the sessions, and where the figure moved (or that it did not)."""
     n = len(series.points)
     head = f'{series.title}: {n} session{"s" * (n != 1)}'
+    if series.drift is not None:
+        d = series.drift
+        return (
+            f'{head}, drifting {d.per_session:+.1%} per session '
+            f'({d.total:+.1%} over {d.sessions} undisturbed sessions)'
+        )
     if series.change is None:
         return f'{head}, no change point'
     c = series.change

@@ -64,6 +64,12 @@ def add_arguments(p):
         help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
         ' if set, else those ReFrame recorded in each report)',
     )
+    p.add_argument(
+        '--baseline',
+        metavar='SYSTEM[:PARTITION]',
+        help='the system the executive page compares the others with '
+        '(default: the first system:partition)',
+    )
     return p
 
 
@@ -80,7 +86,12 @@ def run(args, out=sys.stdout):
     references = refdir.chosen(getattr(args, 'references', None))
     for one in runs if references else ():
         reflookup.rejudge(one.data, references)
-    data = assemble.assemble(runs, title=args.title)
+    data = assemble.assemble(
+        runs,
+        title=args.title,
+        references=refdir.resolve(getattr(args, 'references', None)),
+        baseline=getattr(args, 'baseline', None),
+    )
     html, data_dir, plots, _ = render.write(data, args.output)
     elapsed = time.perf_counter() - start
     refdir.announce(references or refdir.RECORDED, out)

@@ -210,7 +210,12 @@ def build(data, case_of, facts, sessions, references=None, baseline=None):
     chosen = rows[0].key
     if baseline:
         match = [n for n in names if n == baseline or n.split(':')[0] == baseline]
-        chosen = match[0] if match else chosen
+        if not match:
+            raise ClusterbenchError(
+                f'--baseline {baseline}: no such system in the inputs '
+                f'(they hold {", ".join(names)})'
+            )
+        chosen = match[0]
     return Executive(rows=rows, baseline=chosen)
 
 

@@ -83,21 +83,57 @@ def draw(ax, series):
         c = series.change
         when = series.points[c.index].date
         ax.axvline(when, color='#c62828', ls=':', lw=1.2, zorder=2)
-        ax.annotate(
-            plotkit.literal(f'moved {c.shift:+.1%} at session {c.session[:8]}'),
-            (when, 1.0),
-            xycoords=('data', 'axes fraction'),
-            xytext=(3, -3),
-            textcoords='offset points',
-            va='top',
-            fontsize=7,
+        _label(
+            ax,
+            when,
+            c.index / max(len(series.points) - 1, 1),
+            f'moved {c.shift:+.1%} at session {c.session[:8]}',
+        )
+    if series.drift is not None:
+        kept = [
+            p for p in series.points if verdict.kind(p.verdict) != verdict.DISTURBED
+        ]
+        mean = sum(p.value for p in kept) / len(kept)
+        slope = series.drift.per_session * mean
+        mid = (len(kept) - 1) / 2
+        ax.plot(
+            [p.date for p in kept],
+            [mean + slope * (i - mid) for i in range(len(kept))],
+            ':',
             color='#c62828',
+            lw=1.2,
+            zorder=2,
+        )
+        _label(
+            ax,
+            kept[-1].date,
+            1.0,
+            f'drift {series.drift.per_session:+.1%} per session',
         )
     locator = AutoDateLocator()
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     ax.set_ylabel(plotkit.literal(series.unit))
     ax.legend(loc='lower left', fontsize=7)
+
+
+def _label(ax, when, where, text):
+    """A label at the top of the axes beside *when*, on the side with room:
+    one near the right edge is written leftwards, so that it is never cut."""
+    right = where > 0.5
+    ax.annotate(
+        plotkit.literal(text),
+        (when, 1.0),
+        xycoords=('data', 'axes fraction'),
+        xytext=(-3 if right else 3, -3),
+        textcoords='offset points',
+        ha='right' if right else 'left',
+        va='top',
+        fontsize=7,
+        color='#c62828',
+        bbox={'boxstyle': 'square,pad=0.1', 'fc': 'white', 'ec': 'none', 'alpha': 0.8},
+        zorder=4,
+    )
 
 
 def trend_chart(plots, series):

@@ -27,5 +27,7 @@ def build(runs, limit=MAX_TRENDS):
     def judged_out(s):
         return any(verdict.kind(p.verdict) != verdict.PASS for p in s.points)
 
-    drawn.sort(key=lambda s: (s.change is None, not judged_out(s), s.title))
+    drawn.sort(
+        key=lambda s: (s.change is None and s.drift is None, not judged_out(s), s.title)
+    )
     return Trends(series=drawn[:limit], omitted=max(len(drawn) - limit, 0))
