@@ -23,7 +23,7 @@ def text(stat, digits=4):
     if stat.unit == 'B':
         return _bytes(stat.value) + (f' n={stat.n}' if stat.n else '')
     out = f'{stat.value:.{digits}g} {stat.unit}'
-    if stat.n > 1:
+    if stat.n > 1 and stat.low is not None and stat.high is not None:
         out += f' [{stat.low:.{digits}g}–{stat.high:.{digits}g}]'
     if stat.n:
         out += f' n={stat.n}'

@@ -486,7 +486,6 @@ def _npb(row, data, configs):
         stat = Stat(
             mean,
             'Mop/s',
-            n=len(cells),
             note=f'geometric mean of {len(cells)} NPB benchmark(s): '
             + ', '.join(sorted(cells)),
         )
