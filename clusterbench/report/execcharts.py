@@ -47,10 +47,10 @@ def tasks(data):
     if page is None or page.empty:
         return []
     out = [('executive', None, baseline_chart, (page,))]
-    for row in page.rows:
-        points = roofline_points(data, row)
-        if points or row.peak:
-            out.append(('executive', None, roofline_chart, (row, points)))
+    roofs = [(row, roofline_points(data, row)) for row in page.rows]
+    roofs = [(row, points) for row, points in roofs if points or row.peak]
+    if roofs:
+        out.append(('executive', None, roofline_chart, (roofs,)))
     lines = _pingpong_lines(data)
     if lines:
         out.append(('executive', None, overlay_chart, (data, lines)))
@@ -194,53 +194,107 @@ def _number(value):
         return None
 
 
-def roofline_chart(plots, row, points):
-    fig, ax = legend_below_figure(len(points) + 2, plot_height=3.4)
+#: Marker and colour of each kind of point on the rooflines.
+_KINDS = {
+    'HPL': ('o', LINE_COLOURS[1]),
+    'DGEMM × cores': ('s', LINE_COLOURS[0]),
+    'CG solver': ('D', LINE_COLOURS[2]),
+    'NPB': ('^', LINE_COLOURS[3]),
+}
+#: Panels of one roofline figure; more systems are in its CSV.
+MAX_ROOFS = 12
+
+
+def roofline_chart(plots, roofs):
+    """One roofline panel per system: the peak and STREAM triad per node as
+    ceilings, the kernels placed by their arithmetic intensity."""
+    shown = roofs[:MAX_ROOFS]
+    cols = min(3, len(shown))
+    lines = (len(shown) + cols - 1) // cols
+    fig = new_figure(7.6, 0.9 + 2.5 * lines)
+    height = fig.get_size_inches()[1]
+    axes = fig.subplots(lines, cols, squeeze=False).ravel()
+    fig.subplots_adjust(
+        left=0.09,
+        right=0.98,
+        wspace=0.3,
+        hspace=0.55,
+        top=1 - 0.45 / height,
+        bottom=0.75 / height,
+    )
+    rows = []
+    for ax, (row, points) in zip(axes, shown):
+        rows += _roofline(ax, row, points)
+    for ax in axes[len(shown) :]:
+        ax.set_visible(False)
+    for row, points in roofs[MAX_ROOFS:]:
+        rows += _roof_rows(row, points)
+    handles = [
+        axes[0].plot([], [], marker, color=colour, ls='none', label=kind)[0]
+        for kind, (marker, colour) in _KINDS.items()
+    ]
+    handles.append(axes[0].plot([], [], color='black', label='STREAM roof')[0])
+    handles.append(axes[0].plot([], [], color='black', ls='--', label='peak')[0])
+    fig.legend(
+        handles=handles,
+        loc='lower left',
+        ncol=6,
+        fontsize=7,
+        bbox_to_anchor=(0.02, 0.0),
+    )
+    set_title(fig, 'Roofline per system: GFlop/s per node against flop/byte')
+    return plots.add(
+        'roofline',
+        'every system',
+        fig,
+        ('system', 'what', 'flop_per_byte', 'gflops_per_node', 'how'),
+        rows,
+        caption='ceilings: the peak (computed or declared) and STREAM triad per '
+        'node; HPL and DGEMM at N/12 flop/byte, the CG solver at its measured '
+        'GFlop/s ÷ GB/s, NPB at nominal intensities'
+        + (
+            f'; {len(roofs) - MAX_ROOFS} more systems in the CSV'
+            if len(roofs) > MAX_ROOFS
+            else ''
+        ),
+    )
+
+
+def _roof_rows(row, points):
+    out = []
+    if row.peak:
+        out.append((row.key, 'peak', None, row.peak.per_node, row.peak.source))
+    stream = row.get('stream_node')
+    if stream is not None and stream.value:
+        out.append((row.key, 'STREAM triad', None, stream.value, stream.note))
+    out += [(row.key, label, ai, gflops, how) for label, ai, gflops, how in points]
+    return out
+
+
+def _roofline(ax, row, points):
     peak = row.peak.per_node if row.peak else None
     stream = _value(row, 'stream_node')
     xs = [p[1] for p in points] or [1.0]
     low = min([0.05, *xs]) / 2
     high = max([100.0, *xs]) * 2
-    grid = [low * (high / low) ** (k / 60) for k in range(61)]
-    rows = []
     if stream:
-        roof = [min(peak, stream * x) if peak else stream * x for x in grid]
-        ax.plot(grid, roof, color='black', lw=1.4, label=f'STREAM {stream:.3g} GB/s')
+        knee = peak / stream if peak else high
+        corner = [x for x in (low, min(max(knee, low), high), high)]
+        roof = [min(peak, stream * x) if peak else stream * x for x in corner]
+        ax.plot(corner, roof, color='black', lw=1.2)
     if peak:
-        how = 'computed' if row.peak.how == 'computed' else 'declared'
-        ax.axhline(
-            peak, color='black', lw=1.4, ls='--', label=f'peak {peak:.4g} GF/s ({how})'
-        )
-        rows.append(('peak', None, peak, row.peak.source))
-    if stream:
-        rows.append(('STREAM triad', None, stream, row.get('stream_node').note))
-    for i, (label, ai, gflops, how) in enumerate(points):
-        ax.plot(
-            [ai],
-            [gflops],
-            'o',
-            markersize=6,
-            color=LINE_COLOURS[i % len(LINE_COLOURS)],
-            label=literal(f'{label} {gflops:.3g} GF/s @ {ai:.3g} flop/B'),
-        )
-        rows.append((label, ai, gflops, how))
+        ax.axhline(peak, color='black', lw=1.2, ls='--')
+    for label, ai, gflops, _ in points:
+        marker, colour = _KINDS['NPB' if label.startswith('NPB') else label]
+        ax.plot([ai], [gflops], marker, color=colour, markersize=5)
     ax.set_xscale('log')
     ax.set_yscale('log')
     ax.set_xlim(low, high)
-    ax.set_xlabel('arithmetic intensity [flop/byte]')
-    ax.set_ylabel('GFlop/s per node')
-    ax.set_title(literal(f'Roofline of {row.key}'), loc='left')
-    legend_below(fig, ax)
-    return plots.add(
-        'roofline',
-        row.key,
-        fig,
-        ('what', 'flop_per_byte', 'gflops_per_node', 'how'),
-        rows,
-        caption='ceilings: the peak and STREAM triad per node; HPL and DGEMM '
-        'at N/12 flop/byte, the CG solver at its measured GFlop/s ÷ GB/s, NPB '
-        'at nominal intensities',
-    )
+    ax.tick_params(labelsize=7)
+    how = '' if not row.peak else f', peak {peak:.4g} ({row.peak.how})'
+    mem = f', STREAM {stream:.3g} GB/s' if stream else ''
+    ax.set_title(literal(clip(row.key, 28)) + how + mem, fontsize=7, loc='left')
+    return _roof_rows(row, points)
 
 
 # ---------------------------------------------------- curves of all systems

@@ -5,8 +5,9 @@ from clusterbench.judging import verdict
 from clusterbench.report.model import Trends
 from clusterbench.results import history
 
-#: Trend plots in one report; the ones that moved or left their band first.
-MAX_TRENDS = 30
+#: Trend plots in one report; the ones that moved, drifted or left their
+#: band first (`clusterbench trend PATTERN` draws any of the others).
+MAX_TRENDS = 12
 
 
 def build(runs, limit=MAX_TRENDS):
