@@ -52,8 +52,12 @@ def _draws(n, m, n_boot, seed):
 def _row_medians(table):
     """The median of each row, as statistics.median computes it (the middle
     value, or the mean of the two middle values)."""
-    table.sort(axis=1)
     k = table.shape[1]
+    if k == 1:
+        return table[:, 0]
+    if k == 2:  # the mean of the two, in either order
+        return (table[:, 0] + table[:, 1]) / 2
+    table.sort(axis=1)
     if k % 2:
         return table[:, k // 2]
     return (table[:, k // 2 - 1] + table[:, k // 2]) / 2
@@ -87,9 +91,13 @@ def median_ratio_ci(
         if m
         else base_point
     )
-    ratios = np.sort(new / base).tolist()
+    ratios = np.sort(new / base)
     alpha = (1 - confidence) / 2
-    return _percentile(ratios, alpha), point, _percentile(ratios, 1 - alpha)
+    return (
+        float(_percentile(ratios, alpha)),
+        point,
+        float(_percentile(ratios, 1 - alpha)),
+    )
 
 
 def departure(ci, lower, upper, reference_sign=1):

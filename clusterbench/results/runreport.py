@@ -233,7 +233,10 @@ _SURROGATE = re.compile(r'[\ud800-\udfff]')
 def validate(data, source):
     """Raise one line naming *source*, the place and the problem, unless *data*
     has the shape of a ReFrame run report where clusterbench reads it."""
-    _check_nesting_and_text(data, source)
+    if not _plain(data):
+        _check_nesting_and_text(data, source)
+    if _conforms(data, SCHEMA):
+        return
     errors = list(_VALIDATOR.iter_errors(data))
     if not errors:
         return
@@ -267,6 +270,137 @@ def _where(path):
         f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
         for p in path
     ).lstrip('.')
+
+
+def _plain(data):
+    """True when *data* surely passes :func:`_check_nesting_and_text` (no
+    depth beyond MAX_DEPTH, no lone surrogate, finite figures): the same walk
+    without the paths, which only a problem needs (a report of thousands of
+    test cases is read in a fraction of the time)."""
+    stack = [(data, 0, False)]
+    pop, push, search = stack.pop, stack.append, _SURROGATE.search
+    while stack:
+        value, depth, figures = pop()
+        if depth > MAX_DEPTH:
+            return False
+        kind = type(value)
+        if kind is str:
+            if search(value):
+                return False
+        elif kind is dict:
+            for key, item in value.items():
+                if type(key) is not str or search(key):
+                    return False
+                push((item, depth + 1, figures or key == 'perfvalues'))
+        elif kind is list:
+            for item in value:
+                push((item, depth + 1, figures))
+        elif figures and kind in (int, float):
+            try:
+                if not math.isfinite(float(value)):
+                    return False
+            except OverflowError:
+                return False
+    return True
+
+
+#: The JSON Schema keywords :func:`_conforms` knows; any other makes it
+#: leave the decision to jsonschema.
+_KEYWORDS = {
+    '$ref', '$defs', 'type', 'required', 'properties', 'items', 'prefixItems',
+    'minItems', 'additionalProperties', 'propertyNames', 'pattern', 'description',
+}  # fmt: skip
+_TYPES = {
+    'object': lambda v: type(v) is dict,
+    'array': lambda v: type(v) is list,
+    'string': lambda v: type(v) is str,
+    'integer': lambda v: type(v) is int,
+    'number': lambda v: type(v) in (int, float),
+    'boolean': lambda v: type(v) is bool,
+    'null': lambda v: v is None,
+}
+
+
+def _conforms(value, schema, root=None):
+    """True when *value* surely satisfies *schema*, the subset of JSON Schema
+    that SCHEMA is written in; False when it may not (jsonschema then finds
+    and names the problem). Stricter than jsonschema, never more lenient: an
+    integer written as 1.0 or an unknown keyword is left to it."""
+    if schema is SCHEMA and root is None:
+        return _SCHEMA_CHECK(value)
+    return _compile(schema, root or schema, {})(value)
+
+
+def _never(value):
+    return False
+
+
+def _compile(schema, root, done):
+    """A function of a value: True when it surely satisfies *schema*.
+    Compiled once, so that a report of thousands of cases is a walk of
+    closures, not of the schema's dictionaries."""
+    if not _KEYWORDS.issuperset(schema):
+        return _never
+    checks = []
+    if '$ref' in schema:
+        name = schema['$ref'].rpartition('/')[2]
+        if name not in done:
+            done[name] = None  # a recursive reference is found when called
+            done[name] = _compile(root['$defs'][name], root, done)
+        checks.append(lambda v, name=name: done[name](v))
+    kinds = schema.get('type')
+    if kinds is not None:
+        tests = [_TYPES[k] for k in ([kinds] if isinstance(kinds, str) else kinds)]
+        checks.append(lambda v: any(t(v) for t in tests))
+    required = tuple(schema.get('required', ()))
+    properties = {
+        k: _compile(v, root, done) for k, v in schema.get('properties', {}).items()
+    }
+    names = schema.get('propertyNames')
+    names = _compile(names, root, done) if names is not None else None
+    rest = schema.get('additionalProperties')
+    rest = _compile(rest, root, done) if rest is not None else None
+    if required or properties or names or rest:
+
+        def an_object(v):
+            if type(v) is not dict:
+                return True
+            if any(k not in v for k in required):
+                return False
+            for key, item in v.items():
+                if names is not None and not names(key):
+                    return False
+                check = properties.get(key, rest)
+                if check is not None and not check(item):
+                    return False
+            return True
+
+        checks.append(an_object)
+    first = [_compile(x, root, done) for x in schema.get('prefixItems', ())]
+    items = schema.get('items')
+    items = _compile(items, root, done) if items is not None else None
+    least = schema.get('minItems', 0)
+    if first and items is not None:
+        return _never
+    if first or items is not None or least:
+
+        def an_array(v):
+            if type(v) is not list:
+                return True
+            if len(v) < least:
+                return False
+            if not all(check(x) for check, x in zip(first, v)):
+                return False
+            return items is None or all(items(x) for x in v)
+
+        checks.append(an_array)
+    if 'pattern' in schema:
+        pattern = re.compile(schema['pattern'])
+        checks.append(lambda v: type(v) is not str or bool(pattern.search(v)))
+    return lambda v: all(check(v) for check in checks)
+
+
+_SCHEMA_CHECK = _compile(SCHEMA, SCHEMA, {})
 
 
 def _check_nesting_and_text(data, source):
