@@ -156,6 +156,12 @@ def _undisturbed(points):
     ]
 
 
+def _sse(values):
+    """The sum of squared deviations from the mean."""
+    mean = statistics.fmean(values)
+    return sum((v - mean) ** 2 for v in values)
+
+
 def drift(points, min_shift=DEFAULT_MIN_SHIFT):
     """The steady move of the undisturbed sessions (a :class:`Drift`) when a
     straight line fits their medians better than any step, its slope is
@@ -172,14 +178,7 @@ def drift(points, min_shift=DEFAULT_MIN_SHIFT):
     sxx = sum((x - xbar) ** 2 for x in range(n))
     slope = sum((x - xbar) * (y - mean) for x, y in enumerate(kept)) / sxx
     line = sum((y - mean - slope * (x - xbar)) ** 2 for x, y in enumerate(kept))
-    step = min(
-        sum(
-            (y - statistics.fmean(part)) ** 2
-            for part in (kept[:k], kept[k:])
-            for y in part
-        )
-        for k in range(1, n)
-    )
+    step = min(_sse(kept[:k]) + _sse(kept[k:]) for k in range(1, n))
     if line > step or abs(slope * (n - 1) / mean) < min_shift:
         return None
     error = (line / (n - 2) / sxx) ** 0.5 if n > 2 else 0.0

@@ -118,7 +118,16 @@ def bar_chart(plots, bench, cells):
                 'yes' if cell.best else '',
             )
         )
-    row_labels(ax, ys, [config_tick(c.config, c.best) for c in cells])
+    if n <= MAX_VALUE_LABELS:
+        row_labels(ax, ys, [config_tick(c.config, c.best) for c in cells])
+    else:
+        # So many bars: their ids (the configurations table names them), the
+        # best one in full; text is most of a plot's drawing time.
+        row_labels(
+            ax,
+            ys,
+            [config_tick(c.config, True) if c.best else c.config.id for c in cells],
+        )
     ax.set_xlim(0, top * 1.35 if top > 0 else 1.0)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel(

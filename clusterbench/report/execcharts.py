@@ -301,12 +301,21 @@ def _roofline(ax, row, points):
 
 
 def _pingpong_lines(data):
+    """{metric: [line]}: one PingPong line per system:partition, placement and
+    metric, from its configuration with the most runs and message sizes (the
+    communication section below has every configuration's)."""
     comm = data.communication
-    return {
-        metric: comm.lines.get(('PingPong', metric)) or []
-        for metric in (curvelib.LATENCY, curvelib.BANDWIDTH)
-        if comm.lines.get(('PingPong', metric))
-    }
+    found = {}
+    for metric in (curvelib.LATENCY, curvelib.BANDWIDTH):
+        best = {}
+        for line in comm.lines.get(('PingPong', metric)) or []:
+            where = (line.config.system, line.config.partition, line.placement)
+            rank = (line.runs, len(line.curve.points))
+            if where not in best or rank > best[where][0]:
+                best[where] = (rank, line)
+        if best:
+            found[metric] = [line for _, line in best.values()]
+    return found
 
 
 def _scalar_bands(data, variables):
