@@ -30,6 +30,7 @@ from clusterbench.report.plotkit import (
     legend_below,
     legend_below_figure,
     literal,
+    log_axes,
     new_figure,
     row_labels,
     set_title,
@@ -121,13 +122,16 @@ def bar_chart(plots, bench, cells):
     if n <= MAX_VALUE_LABELS:
         row_labels(ax, ys, [config_tick(c.config, c.best) for c in cells])
     else:
-        # So many bars: their ids (the configurations table names them), the
-        # best one in full; text is most of a plot's drawing time.
-        row_labels(
-            ax,
-            ys,
-            [config_tick(c.config, True) if c.best else c.config.id for c in cells],
-        )
+        # So many bars: every few an id (the configurations table names
+        # them; the CSV has every bar), the best one in full. Text is most of
+        # a plot's drawing time.
+        every = math.ceil(n / 20)
+        marked = [
+            (y, config_tick(c.config, True) if c.best else c.config.id)
+            for i, (y, c) in enumerate(zip(ys, cells))
+            if c.best or i % every == 0
+        ]
+        row_labels(ax, [y for y, _ in marked], [t for _, t in marked])
     ax.set_xlim(0, top * 1.35 if top > 0 else 1.0)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel(
@@ -183,8 +187,7 @@ def comm_chart(plots, operation, metric, lines):
                     line.curve.unit,
                 )
             )
-    ax.set_xscale('log', base=2)
-    ax.set_yscale('log')
+    log_axes(ax, 2)
     draw_lines(ax, drawn, markersize=3)
     sizes = [x for xs, _, _, _ in drawn for x in xs]
     if sizes:

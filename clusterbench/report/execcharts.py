@@ -19,6 +19,7 @@ from clusterbench.report.plotkit import (
     legend_below,
     legend_below_figure,
     literal,
+    log_axes,
     new_figure,
     row_labels,
     set_title,
@@ -287,8 +288,7 @@ def _roofline(ax, row, points):
     for label, ai, gflops, _ in points:
         marker, colour = _KINDS['NPB' if label.startswith('NPB') else label]
         ax.plot([ai], [gflops], marker, color=colour, markersize=5)
-    ax.set_xscale('log')
-    ax.set_yscale('log')
+    log_axes(ax)
     ax.set_xlim(low, high)
     ax.tick_params(labelsize=7)
     how = '' if not row.peak else f', peak {peak:.4g} ({row.peak.how})'
@@ -379,8 +379,7 @@ def overlay_chart(plots, data, lines):
                 (metric, where, line.placement, line.curve.tool, s, v, line.curve.unit)
                 for s, v in pts
             ]
-        ax.set_xscale('log', base=2)
-        ax.set_yscale('log')
+        log_axes(ax, 2)
         ax.set_xlabel('message size [bytes]')
     lat, bw = axes[curvelib.LATENCY], axes[curvelib.BANDWIDTH]
     lat.set_ylabel('one-way latency [us]')
