@@ -91,6 +91,7 @@ def assemble(runs, title='Benchmark report', now=None, references=None, baseline
     the one every command reads); *baseline*: the system (or
     system:partition) the executive page compares the others with.
     """
+    trends_of = _beside(trends.build, runs)
     builder = _Builder()
     for run in runs:
         builder.add_run(run)
@@ -103,8 +104,32 @@ def assemble(runs, title='Benchmark report', now=None, references=None, baseline
         references,
         baseline,
     )
-    data.trends = trends.build(runs)
+    data.trends = trends_of()
     return data
+
+
+def _beside(func, *args):
+    """Start *func(*args)* in a forked process beside this one (the trends
+    judge every session's figures again: on two CPUs that is half the work
+    of assembling); return the function that waits for its result. Where a
+    process cannot be forked, it runs in this one."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from clusterbench.report.plots import jobs
+
+    if jobs() < 2 or 'fork' not in multiprocessing.get_all_start_methods():
+        return lambda: func(*args)
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'))
+    future = pool.submit(func, *args)
+
+    def result():
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()
+
+    return result
 
 
 class _Builder:
