@@ -6,6 +6,7 @@ it was drawn from.
 
 import math
 
+from matplotlib.collections import PolyCollection
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from clusterbench.judging import vocabulary
@@ -67,6 +68,18 @@ def bar_chart(plots, bench, cells):
             ecolor='black',
             capsize=2,
             lw=0.8,
+        )
+    bands = []
+    for y, c in zip(ys, cells):
+        low, high = c.allowed or (None, None)
+        if low is not None and high is not None:
+            low, high = max(low, 0.0), min(high, top * 1.3)
+            bands.append([(low, y - 0.45), (low, y + 0.45), (high, y + 0.45),
+                          (high, y - 0.45)])  # fmt: skip
+    if bands:
+        # The allowed band of each bar, drawn behind it (not only on hover).
+        ax.add_collection(
+            PolyCollection(bands, facecolors='#cfd8dc', edgecolors='none', zorder=0)
         )
     refs = [(y, c.reference) for y, c in zip(ys, cells) if c.reference is not None]
     if refs:
