@@ -184,8 +184,11 @@ def test_judged_figures_are_dots_against_their_band_worst_first(tmp_path):
     assert rows[0]['variable'] == 'hpl' and rows[0]['verdict'] == verdict.SLOWER
     assert float(rows[0]['change_pct']) == pytest.approx(-30.0)
     assert float(rows[0]['band_low_pct']) == pytest.approx(-10.0)
-    # The band is drawn (a grey stroke per row), not only in a tooltip.
+    # The band is drawn (a grey stroke per row), not only in a tooltip, and
+    # so is each bar's allowed band in the application charts.
     assert dots.svg.decode().count('#cfd8dc') >= len(rows[:60])
+    (bars,) = [p for p in made if p.id.startswith('bars-hpcccheck-hpl-order')]
+    assert '#cfd8dc' in bars.svg.decode()
 
 
 def test_a_baseline_that_names_no_system_is_one_line(two_sessions, tmp_path):
