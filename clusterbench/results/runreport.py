@@ -83,11 +83,13 @@ class _DuplicateKey(ValueError):
 def _unique_keys(pairs):
     """A JSON object; json's default keeps the last of two equal keys, so a
     report could say one figure twice and be judged on either."""
-    data = {}
-    for key, value in pairs:
-        if key in data:
-            raise _DuplicateKey(key)
-        data[key] = value
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return data
 
 
