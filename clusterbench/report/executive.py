@@ -109,6 +109,7 @@ class Row:
     microarchitecture: str = ''
     memory_gib: Optional[float] = None
     interconnect: str = ''
+    link_peak_mbs: Optional[float] = None
     peak: Optional[peaklib.Peak] = None
     peak_note: str = ''
     figures: dict = field(default_factory=dict)  # key -> Stat
@@ -327,6 +328,9 @@ def _hardware(row, configs, facts):
     elif isinstance(identity.get('memory_bytes'), int):
         row.memory_gib = identity['memory_bytes'] / 2**30
     row.interconnect = _interconnect(node, facts)
+    link = facts.get('link_peak') or {}
+    if isinstance(link, dict) and _number(link.get('peak_mbs')):
+        row.link_peak_mbs = float(link['peak_mbs'])
     row.peak, row.peak_note = _peak(row, identity, facts)
 
 
@@ -449,6 +453,8 @@ def _mpi(row, data, configs, case_of):
             case = case_of(bw.config.key, bw.benchmark.test) or {}
             link = case.get('link_peak') or {}
             peak = link.get('peak_mbs') if isinstance(link, dict) else None
+            # The partition's declared link (another check may carry it).
+            peak = peak or row.link_peak_mbs
             if isinstance(peak, (int, float)) and peak > 0:
                 row.figures['bw_link_pct'] = bw_stat.scaled(
                     headline.share(1.0, peak / 1000.0),
