@@ -92,19 +92,24 @@ def assemble(runs, title='Benchmark report', now=None, references=None, baseline
     system:partition) the executive page compares the others with.
     """
     trends_of = _beside(trends.build, runs)
-    builder = _Builder()
-    for run in runs:
-        builder.add_run(run)
-    data = builder.finish(title, now)
-    data.executive = executive.build(
-        data,
-        lambda key, test: builder.case_info.get((key, test)),
-        builder.facts,
-        builder.sessions,
-        references,
-        baseline,
-    )
-    data.trends = trends_of()
+    try:
+        builder = _Builder()
+        for run in runs:
+            builder.add_run(run)
+        data = builder.finish(title, now)
+        data.executive = executive.build(
+            data,
+            lambda key, test: builder.case_info.get((key, test)),
+            builder.facts,
+            builder.sessions,
+            references,
+            baseline,
+        )
+    finally:
+        # Joined even when the assembly fails (a bad --baseline): no process
+        # is left running when the one-line error is printed.
+        found = trends_of()
+    data.trends = found
     return data
 
 

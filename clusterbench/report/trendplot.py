@@ -64,21 +64,21 @@ def draw(ax, series):
             label='reference',
             zorder=0,
         )
-    labelled = set()
+    marked = {}  # one artist per kind of mark, not one per session
     for p in series.points:
-        colour, marker, label = _MARKS.get(
-            verdict.kind(p.verdict), _MARKS[verdict.NO_REFERENCE]
-        )
+        mark = _MARKS.get(verdict.kind(p.verdict), _MARKS[verdict.NO_REFERENCE])
+        marked.setdefault(mark, []).append(p)
+    for (colour, marker, label), points in marked.items():
         ax.plot(
-            [p.date],
-            [p.value],
+            [p.date for p in points],
+            [p.value for p in points],
             marker,
+            ls='none',
             color=colour,
             markersize=7,
-            label=None if label in labelled else label,
+            label=label,
             zorder=3,
         )
-        labelled.add(label)
     if series.change is not None:
         c = series.change
         when = series.points[c.index].date
