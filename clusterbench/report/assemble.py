@@ -91,50 +91,20 @@ def assemble(runs, title='Benchmark report', now=None, references=None, baseline
     the one every command reads); *baseline*: the system (or
     system:partition) the executive page compares the others with.
     """
-    trends_of = _beside(trends.build, runs)
-    try:
-        builder = _Builder()
-        for run in runs:
-            builder.add_run(run)
-        data = builder.finish(title, now)
-        data.executive = executive.build(
-            data,
-            lambda key, test: builder.case_info.get((key, test)),
-            builder.facts,
-            builder.sessions,
-            references,
-            baseline,
-        )
-    finally:
-        # Joined even when the assembly fails (a bad --baseline): no process
-        # is left running when the one-line error is printed.
-        found = trends_of()
-    data.trends = found
+    builder = _Builder()
+    for run in runs:
+        builder.add_run(run)
+    data = builder.finish(title, now)
+    data.executive = executive.build(
+        data,
+        lambda key, test: builder.case_info.get((key, test)),
+        builder.facts,
+        builder.sessions,
+        references,
+        baseline,
+    )
+    data.trends = trends.build(runs)
     return data
-
-
-def _beside(func, *args):
-    """Start *func(*args)* in a forked process beside this one (the trends
-    judge every session's figures again: on two CPUs that is half the work
-    of assembling); return the function that waits for its result. Where a
-    process cannot be forked, it runs in this one."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from clusterbench.report.plots import jobs
-
-    if jobs() < 2 or 'fork' not in multiprocessing.get_all_start_methods():
-        return lambda: func(*args)
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'))
-    future = pool.submit(func, *args)
-
-    def result():
-        try:
-            return future.result()
-        finally:
-            pool.shutdown()
-
-    return result
 
 
 class _Builder:
