@@ -264,6 +264,7 @@ def main(argv=None):
         out_dir = args.keep or work
         os.makedirs(out_dir, exist_ok=True)
         output = os.path.join(out_dir, 'report.html')
+        cpu_start = _cpu()
         t0 = time.perf_counter()
         runs = assemble.load_reports(paths)
         t1 = time.perf_counter()
@@ -273,6 +274,7 @@ def main(argv=None):
         t3 = time.perf_counter()
         html = render.render(data, sections, 'report-data')
         t4 = time.perf_counter()
+        cpu_render = _cpu() - cpu_start
         cpu0 = _cpu()
         w0 = time.perf_counter()
         render.write(data, output)  # the whole command's work, once more
@@ -287,7 +289,10 @@ def main(argv=None):
         print(f'assemble  {t2 - t1:6.2f} s')
         print(f'plots     {t3 - t2:6.2f} s')
         print(f'template  {t4 - t3:6.2f} s')
-        print(f'render total (read + assemble + plots + template): {t4 - t0:.2f} s')
+        print(
+            f'render total (read + assemble + plots + template): {t4 - t0:.2f} s '
+            f'wall, {cpu_render:.2f} s CPU over all processes'
+        )
         print(
             f'render.write (plots + template + files): {t5 - w0:.2f} s wall, '
             f'{cpu:.2f} s CPU over all processes, load average {os.getloadavg()[0]:.1f}'
