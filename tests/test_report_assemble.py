@@ -367,11 +367,16 @@ def test_names_from_the_data_are_text_in_html_and_svg(tmp_path):
     html = open(html_path, encoding='utf-8').read()
     assert '<script' not in html.lower()
     assert '&lt;script&gt;alert(1)&lt;/script&gt;' in html
-    (svg,) = svgs(html)
-    assert '<script' not in svg.lower()
-    assert '&lt;script&gt;alert(1)&lt;/script&gt;' in svg
-    assert 'p$1$x' in svg  # a dollar is a dollar, not mathtext
-    assert len(made) == 1
+    # The bar chart, and the executive page's charts that name the systems.
+    drawn = svgs(html)
+    assert len(drawn) == len(made) and len(drawn) >= 2
+    for svg in drawn:
+        assert '<script' not in svg.lower()
+    (bars,) = [p.svg.decode() for p in made if p.id.startswith('bars-')]
+    assert '&lt;script&gt;alert(1)&lt;/script&gt;' in bars
+    assert 'p$1$x' in bars  # a dollar is a dollar, not mathtext
+    (against,) = [p.svg.decode() for p in made if p.id.startswith('executive-headline')]
+    assert '&lt;script&gt;alert(1)&lt;/script&gt;' in against
 
 
 def test_missing_is_drawn_and_written_as_missing_never_zero(tmp_path):

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.integration
 CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
 ARTIFACTS = os.path.join(PROJECT, 'results', 'test-artifacts')
 SECTIONS = (
+    'executive',
     'configurations',
     'summary',
     'applications',
@@ -269,8 +270,9 @@ def test_report_of_real_runs_in_a_browser(runs, browser, tmp_path):  # noqa: F81
     assert page['scripts'] == 0 and page['remote'] == []
     assert page['sections'] == list(SECTIONS)
     plots = page['plots']
-    # Every plot is there (one per CSV besides the summary's) and drawn.
-    assert len(plots) == len(csvs) - 1 >= 4
+    # Every plot is there (one per CSV besides the summary's and the
+    # executive table's) and drawn.
+    assert len(plots) == len(csvs) - 2 >= 4
     for plot in plots:
         assert plot['w'] > 100 and plot['h'] > 100, plot
         assert plot['shown'] > 100, plot

@@ -65,6 +65,12 @@ def add_arguments(p):
         help='judge against the references in DIR (default: $RFM_REFERENCE_PREFIX'
         ' if set, else those ReFrame recorded in each report)',
     )
+    p.add_argument(
+        '--baseline',
+        metavar='SYSTEM[:PARTITION]',
+        help='the system the executive page compares the others with '
+        '(default: the first system:partition)',
+    )
     return p
 
 

@@ -32,7 +32,12 @@ def run(args, out=sys.stdout):
     references = refdir.chosen(getattr(args, 'references', None))
     for one in runs if references else ():
         reflookup.rejudge(one.data, references)
-    data = assemble.assemble(runs, title=args.title)
+    data = assemble.assemble(
+        runs,
+        title=args.title,
+        references=refdir.resolve(getattr(args, 'references', None)),
+        baseline=getattr(args, 'baseline', None),
+    )
     html, data_dir, plots, _ = render.write(data, args.output)
     elapsed = time.perf_counter() - start
     refdir.announce(references or refdir.RECORDED, out)

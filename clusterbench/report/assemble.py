@@ -19,6 +19,7 @@ from clusterbench.judging import verdict
 from clusterbench.report import (
     acceptance,
     communication,
+    executive,
     scaling,
     sensitivity,
     trends,
@@ -83,12 +84,25 @@ __all__ = [
 # ---------------------------------------------------------------- assembly
 
 
-def assemble(runs, title='Benchmark report', now=None):
-    """The report's data model from *runs* (see :func:`load_reports`)."""
+def assemble(runs, title='Benchmark report', now=None, references=None, baseline=None):
+    """The report's data model from *runs* (see :func:`load_reports`).
+
+    *references*: the reference root that dates the references (default:
+    the one every command reads); *baseline*: the system (or
+    system:partition) the executive page compares the others with.
+    """
     builder = _Builder()
     for run in runs:
         builder.add_run(run)
     data = builder.finish(title, now)
+    data.executive = executive.build(
+        data,
+        lambda key, test: builder.case_info.get((key, test)),
+        builder.facts,
+        builder.sessions,
+        references,
+        baseline,
+    )
     data.trends = trends.build(runs)
     return data
 
@@ -110,6 +124,9 @@ class _Builder:
         self.pair_samples = defaultdict(list)
         self.scaling_samples = defaultdict(list)
         self.warnings = []
+        self.facts = {}  # (system, partition) -> latest case's hardware facts
+        self.sessions = defaultdict(lambda: {'healthy': set(), 'disturbed': set()})
+        self._session = ''
 
     # --- reading
 
@@ -125,6 +142,7 @@ class _Builder:
             str(info.get('cmdline', '')),
         )
         self.sources.append(source)
+        self._session = source.uuid or run.source
         found = runreport.cases(run.data, run.source)
         index = runreport.case_index(found)
         for case in found:
@@ -198,11 +216,12 @@ class _Builder:
         self.case_info[(config.key, name)] = case
         for fail in failures:
             self.failures.append((config, dataclasses.replace(fail, test=name)))
+        self._note_partition(case, figures)
         for fig in figures:
             self.samples[(config.key, name, fig.variable)].append(fig)
             self.units.setdefault((name, fig.variable), fig.unit)
         found, problem = curvelib.from_case(case)
-        if found:
+        if found and not case.get('disturbed'):
             placement = split_name(case['name'])[1].get('placement', '')
             self.comm_cases.append((config.key, name, placement, case, found))
         if problem:
@@ -215,7 +234,8 @@ class _Builder:
         if isinstance(case.get('fabric_result'), dict):
             self.fabric_cases.append(case)
         ranks = case.get('num_tasks')
-        for fig in figures:
+        # A DISTURBED run is shown in its cell, never pooled into a series.
+        for fig in (f for f in figures if not f.disturbed):
             group = (case['system'], case['partition'], placement, fig.variable)
             if len(hosts) == 2 and ranks == 2:
                 self.pair_samples[group].append((tuple(hosts), fig, case['environ']))
@@ -230,6 +250,25 @@ class _Builder:
                 self.scaling_samples[series].append(
                     (ranks, nodes_of(case), fig, case.get('scaling'))
                 )
+
+    def _note_partition(self, case, figures):
+        """What the executive page says of a partition: its sessions
+        (healthy or DISTURBED) and the facts of its latest case."""
+        where = (case['system'], case['partition'])
+        session = str(case.get('session_uuid') or self._session)
+        if case.get('disturbed'):
+            self.sessions[where]['disturbed'].add(session)
+        elif figures:
+            self.sessions[where]['healthy'].add(session)
+        facts = self.facts.setdefault(where, {})
+        for key in ('machine_identity', 'run_conditions', 'link_peak'):
+            value = case.get(key)
+            if isinstance(value, dict) and value:
+                if key != 'link_peak' or value.get('peak_mbs'):
+                    facts[key] = value
+        declared = case.get('peak_gflops_per_node')
+        if isinstance(declared, (int, float)) and not isinstance(declared, bool):
+            facts['peak_gflops_per_node'] = declared
 
     # --- building
 
@@ -393,7 +432,13 @@ class _Builder:
     def _cell(self, config, bench, figs, failed):
         case = self.case_info.get((config.key, bench.test)) or {}
         ref_file = str(case.get('reference_file') or '')
-        if figs:
+        healthy = [f for f in figs or () if not f.disturbed]
+        disturbed = [f for f in figs or () if f.disturbed]
+        left_out = {
+            'disturbed': [f.value for f in disturbed],
+            'disturbed_why': '; '.join(sorted({f.disturbed for f in disturbed})),
+        }
+        if healthy:
             judged = verdict.Judged(
                 bench.test,
                 config.system,
@@ -406,7 +451,7 @@ class _Builder:
                 None,
                 None,
             )
-            for fig in figs:
+            for fig in healthy:
                 judged.values.append(fig.value)
                 if fig.has_reference:
                     judged.reference = fig.reference
@@ -422,6 +467,21 @@ class _Builder:
                 judged.lower,
                 judged.upper,
                 reference_file=ref_file,
+                **left_out,
+            )
+        if disturbed:
+            # Only DISTURBED samples: shown as such, never a value to compare.
+            ref = next((f for f in disturbed if f.has_reference), None)
+            return Cell(
+                config,
+                bench,
+                verdict.DISTURBED,
+                reference=ref.reference if ref else None,
+                lower=ref.lower if ref else None,
+                upper=ref.upper if ref else None,
+                reason=f'{verdict.DISTURBED} ({left_out["disturbed_why"]})',
+                reference_file=ref_file,
+                **left_out,
             )
         fail = failed.get((config.key, bench.test))
         if fail is not None:

@@ -6,6 +6,7 @@ it was drawn from.
 
 import math
 
+from matplotlib.collections import PolyCollection
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from clusterbench.judging import vocabulary
@@ -30,6 +31,7 @@ from clusterbench.report.plotkit import (
     legend_below,
     legend_below_figure,
     literal,
+    log_axes,
     new_figure,
     row_labels,
     set_title,
@@ -67,6 +69,18 @@ def bar_chart(plots, bench, cells):
             capsize=2,
             lw=0.8,
         )
+    bands = []
+    for y, c in zip(ys, cells):
+        low, high = c.allowed or (None, None)
+        if low is not None and high is not None:
+            low, high = max(low, 0.0), min(high, top * 1.3)
+            bands.append([(low, y - 0.45), (low, y + 0.45), (high, y + 0.45),
+                          (high, y - 0.45)])  # fmt: skip
+    if bands:
+        # The allowed band of each bar, drawn behind it (not only on hover).
+        ax.add_collection(
+            PolyCollection(bands, facecolors='#cfd8dc', edgecolors='none', zorder=0)
+        )
     refs = [(y, c.reference) for y, c in zip(ys, cells) if c.reference is not None]
     if refs:
         ax.plot(
@@ -90,6 +104,8 @@ def bar_chart(plots, bench, cells):
         else:
             failed = cell.state == model.FAILED
             word = f'FAILED ({cell.reason.split(":")[0]})' if failed else 'missing'
+            if cell.disturbed:
+                word = f'DISTURBED only ({len(cell.disturbed)} left out)'
             ax.text(
                 0,
                 y,
@@ -116,7 +132,19 @@ def bar_chart(plots, bench, cells):
                 'yes' if cell.best else '',
             )
         )
-    row_labels(ax, ys, [config_tick(c.config, c.best) for c in cells])
+    if n <= MAX_VALUE_LABELS:
+        row_labels(ax, ys, [config_tick(c.config, c.best) for c in cells])
+    else:
+        # So many bars: every few an id (the configurations table names
+        # them; the CSV has every bar), the best one in full. Text is most of
+        # a plot's drawing time.
+        every = math.ceil(n / 20)
+        marked = [
+            (y, config_tick(c.config, True) if c.best else c.config.id)
+            for i, (y, c) in enumerate(zip(ys, cells))
+            if c.best or i % every == 0
+        ]
+        row_labels(ax, [y for y, _ in marked], [t for _, t in marked])
     ax.set_xlim(0, top * 1.35 if top > 0 else 1.0)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel(
@@ -172,8 +200,7 @@ def comm_chart(plots, operation, metric, lines):
                     line.curve.unit,
                 )
             )
-    ax.set_xscale('log', base=2)
-    ax.set_yscale('log')
+    log_axes(ax, 2)
     draw_lines(ax, drawn, markersize=3)
     sizes = [x for xs, _, _, _ in drawn for x in xs]
     if sizes:

@@ -82,6 +82,19 @@ def _number(value):
         return False
 
 
+def _plain_row(row, width):
+    """True when *row* is surely *width* finite numbers (the common case,
+    checked without a call per value: a report holds thousands of rows)."""
+    if type(row) is not list or len(row) != width:
+        return False
+    if not all(type(v) in (int, float) for v in row):
+        return False
+    try:
+        return math.isfinite(sum(row))  # NaN or inf anywhere makes it so
+    except OverflowError:
+        return False
+
+
 def _checked(name, table):
     """(headers, rows, units, meta) of a curve kept in a report; one that has
     not the shape the checks write (it comes from a file, maybe edited) is a
@@ -95,8 +108,11 @@ def _checked(name, table):
         raise ClusterbenchError(f'curve {name}: no "bytes" column or no rows')
     if not all(isinstance(h, str) for h in headers):
         raise ClusterbenchError(f'curve {name}: a column name is not text')
+    width = len(headers)
     for i, row in enumerate(rows, 1):
-        if not isinstance(row, list) or len(row) != len(headers):
+        if _plain_row(row, width):
+            continue
+        if not isinstance(row, list) or len(row) != width:
             row = None
         if row is None or not all(_number(v) for v in row):
             raise ClusterbenchError(

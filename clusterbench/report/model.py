@@ -110,6 +110,10 @@ class Cell:
     reason: str = ''
     best: bool = False
     reference_file: str = ''
+    #: Samples of DISTURBED sessions: shown and counted, never pooled with
+    #: the others (a DISTURBED HPL of 16.0 is not averaged into a healthy 62.4).
+    disturbed: list = field(default_factory=list)
+    disturbed_why: str = ''
 
     @property
     def value(self):
@@ -336,6 +340,8 @@ class ReportData:
     sensitivity: Sensitivity
     warnings: list
     trends: Trends = field(default_factory=Trends)
+    #: The executive page (clusterbench.report.executive.Executive).
+    executive: Optional[Section] = None
 
     def cell(self, config, benchmark):
         return self.cells.get((config.id, benchmark.key))

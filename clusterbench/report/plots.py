@@ -18,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import matplotlib
 
 from clusterbench.report import curves as curvelib
+from clusterbench.report import execcharts
 from clusterbench.report.acceptcharts import node_chart, pair_chart
 from clusterbench.report.charts import (
     bar_chart,
@@ -26,7 +27,7 @@ from clusterbench.report.charts import (
     scaling_chart,
     sensitivity_chart,
 )
-from clusterbench.report.plotkit import RC, PlotSet
+from clusterbench.report.plotkit import RC, PlotSet, new_figure, svg_of
 from clusterbench.report.trendplot import trend_chart
 
 _TASKS = []  # read by forked workers
@@ -34,7 +35,7 @@ _TASKS = []  # read by forked workers
 
 def tasks(data):
     """(section, key, chart function, arguments) of every plot of the report."""
-    out = []
+    out = execcharts.tasks(data)
     for family, bench in data.applications:
         out.append(
             ('applications', (family, bench), bar_chart, (bench, data.row(bench)))
@@ -103,6 +104,7 @@ def make_all(data, workers=None):
     _TASKS = todo
     try:
         if workers > 1 and len(todo) >= PARALLEL_FROM and _can_fork():
+            _warm()
             context = multiprocessing.get_context('fork')
             with ProcessPoolExecutor(
                 min(workers, len(todo)), mp_context=context
@@ -113,8 +115,8 @@ def make_all(data, workers=None):
     finally:
         _TASKS = []
     ids = set()
-    out = {'applications': [], 'communication': [], 'scaling': [], 'nodes': [],
-           'pairs': [], 'sensitivity': [], 'trends': []}  # fmt: skip
+    out = {'executive': [], 'applications': [], 'communication': [], 'scaling': [],
+           'nodes': [], 'pairs': [], 'sensitivity': [], 'trends': []}  # fmt: skip
     for (section, key, _, _), plot in zip(todo, drawn):
         stem, n = plot.id, 1
         while plot.id in ids:
@@ -129,6 +131,17 @@ def make_all(data, workers=None):
         else:
             out[section].append(plot)
     return out, drawn
+
+
+def _warm():
+    """Draw one small figure here before forking, so that the font cache
+    and text layout are set up once, not once in every worker."""
+    with matplotlib.rc_context(RC):
+        fig = new_figure(1, 1)
+        ax = fig.add_axes([0.2, 0.2, 0.7, 0.7])
+        ax.set_xscale('log')
+        ax.set_title('warm')
+        svg_of(fig)
 
 
 #: Fewer plots than this are drawn in this process (forking costs more).

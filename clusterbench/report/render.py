@@ -16,7 +16,9 @@ from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import trend, verdict
 from clusterbench.report import assemble as model
+from clusterbench.report import exectable, executive, headline
 from clusterbench.report import plots as plotlib
+from clusterbench.report.plotkit import csv_of
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
 
@@ -34,6 +36,7 @@ def environment():
     env.filters['state_class'] = _state_class
     env.filters['bounds'] = _bounds
     env.filters['tolerance'] = _tolerance
+    env.filters['headline'] = exectable.text
     return env
 
 
@@ -57,6 +60,7 @@ def _state_class(state):
         verdict.FASTER: 'faster',
         verdict.INCONCLUSIVE: 'inconclusive',
         verdict.NO_REFERENCE: 'noref',
+        verdict.DISTURBED: 'disturbed',
         model.FAILED: 'failed',
         model.MISSING: 'missing',
     }.get(state, 'missing')
@@ -95,6 +99,8 @@ def summary_csv(data):
             'allowed_high',
             'best',
             'reason',
+            'disturbed_left_out',
+            'disturbed_values',
         )
     )
     for bench in data.benchmarks:
@@ -117,10 +123,19 @@ def summary_csv(data):
                         high if high is not None and math.isfinite(high) else None,
                         'yes' if cell.best else None,
                         cell.reason or None,
+                        len(cell.disturbed),
+                        ' '.join(repr(v) for v in cell.disturbed) or None,
                     )
                 ]
             )
     return out.getvalue()
+
+
+def executive_csv(data):
+    """The executive page as CSV: one row per system:partition."""
+    page = data.executive
+    rows = exectable.csv_rows(page) if page is not None else [['system']]
+    return csv_of(rows[0], rows[1:])
 
 
 def render(data, sections, data_dir):
@@ -145,6 +160,8 @@ def render(data, sections, data_dir):
         hw_summary=model.hw_summary,
         run_dates=model.run_dates,
         describe_trend=trend.describe,
+        severity=executive.SEVERITY,
+        stream_short=headline.SHORT,
         states=(
             verdict.PASS,
             verdict.SLOWER,
@@ -152,6 +169,7 @@ def render(data, sections, data_dir):
             verdict.FASTER,
             verdict.INCONCLUSIVE,
             verdict.NO_REFERENCE,
+            verdict.DISTURBED,
             model.FAILED,
             model.MISSING,
         ),
@@ -175,6 +193,7 @@ def write(data, output):
     html = render(data, sections, data_dir_name)
     files = [(os.path.join(data_dir, plot.csv_name), plot.csv_text) for plot in plots]
     files.append((os.path.join(data_dir, 'summary.csv'), summary_csv(data)))
+    files.append((os.path.join(data_dir, 'executive.csv'), executive_csv(data)))
     files.append((output, html))
     made_dir = not os.path.isdir(data_dir)
     staged = []

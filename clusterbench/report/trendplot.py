@@ -64,40 +64,73 @@ def draw(ax, series):
             label='reference',
             zorder=0,
         )
-    labelled = set()
+    marked = {}  # one artist per kind of mark, not one per session
     for p in series.points:
-        colour, marker, label = _MARKS.get(
-            verdict.kind(p.verdict), _MARKS[verdict.NO_REFERENCE]
-        )
+        mark = _MARKS.get(verdict.kind(p.verdict), _MARKS[verdict.NO_REFERENCE])
+        marked.setdefault(mark, []).append(p)
+    for (colour, marker, label), points in marked.items():
         ax.plot(
-            [p.date],
-            [p.value],
+            [p.date for p in points],
+            [p.value for p in points],
             marker,
+            ls='none',
             color=colour,
             markersize=7,
-            label=None if label in labelled else label,
+            label=label,
             zorder=3,
         )
-        labelled.add(label)
     if series.change is not None:
         c = series.change
         when = series.points[c.index].date
         ax.axvline(when, color='#c62828', ls=':', lw=1.2, zorder=2)
-        ax.annotate(
-            plotkit.literal(f'moved {c.shift:+.1%} at session {c.session[:8]}'),
-            (when, 1.0),
-            xycoords=('data', 'axes fraction'),
-            xytext=(3, -3),
-            textcoords='offset points',
-            va='top',
-            fontsize=7,
+        _label(
+            ax,
+            when,
+            c.index / max(len(series.points) - 1, 1),
+            f'moved {c.shift:+.1%} at session {c.session[:8]}',
+        )
+    if series.drift is not None:
+        kept = [
+            p for p in series.points if verdict.kind(p.verdict) != verdict.DISTURBED
+        ]
+        ax.plot(
+            [kept[0].date, kept[-1].date],
+            [series.drift.first, series.drift.last],
+            ':',
             color='#c62828',
+            lw=1.2,
+            zorder=2,
+        )
+        _label(
+            ax,
+            kept[-1].date,
+            1.0,
+            f'drift {series.drift.slope:+.1%} per session',
         )
     locator = AutoDateLocator()
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     ax.set_ylabel(plotkit.literal(series.unit))
     ax.legend(loc='lower left', fontsize=7)
+
+
+def _label(ax, when, where, text):
+    """A label at the top of the axes beside *when*, on the side with room:
+    one near the right edge is written leftwards, so that it is never cut."""
+    right = where > 0.5
+    ax.annotate(
+        plotkit.literal(text),
+        (when, 1.0),
+        xycoords=('data', 'axes fraction'),
+        xytext=(-3 if right else 3, -3),
+        textcoords='offset points',
+        ha='right' if right else 'left',
+        va='top',
+        fontsize=7,
+        color='#c62828',
+        bbox={'boxstyle': 'square,pad=0.1', 'fc': 'white', 'ec': 'none', 'alpha': 0.8},
+        zorder=4,
+    )
 
 
 def trend_chart(plots, series):

@@ -5,8 +5,9 @@ from clusterbench.judging import verdict
 from clusterbench.report.model import Trends
 from clusterbench.results import history
 
-#: Trend plots in one report; the ones that moved or left their band first.
-MAX_TRENDS = 30
+#: Trend plots in one report; the ones that moved, drifted or left their
+#: band first (`clusterbench trend PATTERN` draws any of the others).
+MAX_TRENDS = 12
 
 
 def build(runs, limit=MAX_TRENDS):
@@ -27,5 +28,7 @@ def build(runs, limit=MAX_TRENDS):
     def judged_out(s):
         return any(verdict.kind(p.verdict) != verdict.PASS for p in s.points)
 
-    drawn.sort(key=lambda s: (s.change is None, not judged_out(s), s.title))
+    drawn.sort(
+        key=lambda s: (s.change is None and s.drift is None, not judged_out(s), s.title)
+    )
     return Trends(series=drawn[:limit], omitted=max(len(drawn) - limit, 0))

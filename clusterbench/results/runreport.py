@@ -6,10 +6,15 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-import jsonschema
-
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
+from clusterbench.results.reportschema import (  # noqa: F401 - its readers' names
+    _TOO_DEEP,
+    MAX_DEPTH,
+    SCHEMA,
+    _short,
+    validate,
+)
 
 #: The phase recorded for a test case that was skipped with a reason.
 SKIPPED = str(verdict.SKIPPED)
@@ -104,11 +109,13 @@ class _DuplicateKey(ValueError):
 def _unique_keys(pairs):
     """A JSON object; json's default keeps the last of two equal keys, so a
     report could say one figure twice and be judged on either."""
-    data = {}
-    for key, value in pairs:
-        if key in data:
-            raise _DuplicateKey(key)
-        data[key] = value
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return data
 
 
@@ -117,226 +124,6 @@ def require_cases(data, path):
     be a pass that judged nothing."""
     if all(case.get('fixture') for case in cases(data, path)):
         raise ClusterbenchError(f'{path}: no test case in the report: nothing to judge')
-
-
-def _nullable(kind):
-    return {'type': [kind, 'null']}
-
-
-_NUMBER = _nullable('number')
-_TEXT = _nullable('string')
-_NAME = {'type': 'string', 'pattern': r'^\S', 'description': 'a test name'}
-_TEXTS = {'type': ['array', 'null'], 'items': {'type': 'string'}}
-
-#: The parts of a ReFrame 4.10 run report that clusterbench reads, and their
-#: types. Checked before any of it is used, so a foreign file (a SARIF log also
-#: has a "runs" list) or a hand-edited one is one line, never a traceback or an
-#: empty, passing table.
-SCHEMA = {
-    'type': 'object',
-    'required': ['session_info', 'runs'],
-    'properties': {
-        'session_info': {
-            'type': 'object',
-            'properties': {
-                'uuid': _TEXT,
-                'num_cases': _nullable('integer'),
-                'time_start_unix': _NUMBER,
-                'time_end_unix': _NUMBER,
-            },
-        },
-        'runs': {
-            'type': 'array',
-            'items': {
-                'type': 'object',
-                'required': ['testcases'],
-                'properties': {
-                    'testcases': {'type': 'array', 'items': {'$ref': '#/$defs/case'}}
-                },
-            },
-        },
-    },
-    '$defs': {
-        'case': {
-            'type': 'object',
-            'required': ['display_name', 'system', 'partition', 'environ'],
-            'properties': {
-                'name': _NAME,
-                'display_name': _NAME,
-                'unique_name': _TEXT,
-                'system': {'type': 'string'},
-                'partition': {'type': 'string'},
-                'environ': {'type': 'string'},
-                'result': _TEXT,
-                'fail_phase': _TEXT,
-                'fail_reason': _TEXT,
-                'skip_reason': _TEXT,
-                # [[unique_name, "system:partition", environ], ...]
-                'dependencies_actual': {
-                    'type': ['array', 'null'],
-                    'items': {'type': 'array', 'items': {'type': 'string'}},
-                },
-                'fixture': {'type': 'boolean'},
-                'run_index': _nullable('integer'),
-                'num_tasks': _nullable('integer'),
-                'num_nodes': _nullable('integer'),
-                'scheduler': _TEXT,
-                'job_completion_time_unix': _NUMBER,
-                'outputdir': _TEXT,
-                'stagedir': _TEXT,
-                'job_stdout': _TEXT,
-                'job_nodelist': _TEXTS,
-                'reference_file': _TEXT,
-                'reference_index': _TEXTS,
-                # Its values are index keys only where they are scalars
-                # (reflookup.index_value): other facts may be added freely.
-                'processor_facts': _nullable('object'),
-                'node_facts': {
-                    'type': ['object', 'null'],
-                    'additionalProperties': {'type': 'object'},
-                },
-                'energy_summary': _nullable('object'),
-                'run_conditions': _nullable('object'),
-                'disturbed': _TEXT,
-                'mpi_profile_summary': _nullable('object'),
-                'uuid': _TEXT,
-                'hpl_problem': {
-                    'type': ['object', 'null'],
-                    'properties': {'n': {'type': 'integer'}},
-                },
-                'perfvalues': {
-                    'type': ['object', 'null'],
-                    'propertyNames': {
-                        'pattern': '^[^:]*:[^:]*:.',
-                        'description': '<system>:<partition>:<figure>',
-                    },
-                    # (value, reference, lower, upper, unit, result)
-                    'additionalProperties': {
-                        'type': 'array',
-                        'minItems': 6,
-                        'prefixItems': [
-                            _NUMBER,
-                            _NUMBER,
-                            _NUMBER,
-                            _NUMBER,
-                            _TEXT,
-                            _TEXT,
-                        ],
-                    },
-                },
-            },
-        }
-    },
-}
-_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-_JSON_TYPES = {
-    dict: 'an object',
-    list: 'an array',
-    str: 'a string',
-    bool: 'a boolean',
-    int: 'an integer',
-    float: 'a number',
-    type(None): 'null',
-}
-
-
-#: Deeper than any ReFrame report (10 levels) by far, and shallow enough for
-#: every reader after this one (the schema, YAML and HTML writers) to recurse.
-MAX_DEPTH = 64
-_TOO_DEEP = (
-    f'not a ReFrame run report: nested too deeply (more than {MAX_DEPTH} levels)'
-)
-#: Half of a UTF-16 pair: JSON's "\\ud800" escape gives one, which no output
-#: (UTF-8 stdout, the HTML page, a CSV) can encode.
-_SURROGATE = re.compile(r'[\ud800-\udfff]')
-
-
-def validate(data, source):
-    """Raise one line naming *source*, the place and the problem, unless *data*
-    has the shape of a ReFrame run report where clusterbench reads it."""
-    _check_nesting_and_text(data, source)
-    errors = list(_VALIDATOR.iter_errors(data))
-    if not errors:
-        return
-    # The outermost problem, and of those the first in the file.
-    error = min(errors, key=lambda e: len(e.absolute_path))
-    where = _where(error.absolute_path)
-    if error.validator == 'required':
-        missing = next(k for k in error.validator_value if k not in error.instance)
-        problem = f'no "{missing}"'
-    elif error.validator == 'type':
-        expected = error.validator_value
-        expected = expected if isinstance(expected, str) else expected[0]
-        problem = (
-            f'{_short(error.instance)} is {_JSON_TYPES.get(type(error.instance), "?")}'
-            f', expected {"an" if expected[0] in "aeio" else "a"} {expected}'
-        )
-    elif error.validator == 'pattern':
-        problem = f'{_short(error.instance)} is not {error.schema["description"]}'
-    elif error.validator == 'minItems':
-        problem = f'{len(error.instance)} item(s), expected {error.validator_value}'
-    else:
-        problem = error.message
-    raise ClusterbenchError(
-        f'{source}: not a ReFrame run report: {where + ": " if where else ""}{problem}'
-    )
-
-
-def _where(path):
-    """``runs[0].testcases[1].perfvalues['local:default:hpl']`` of a key path."""
-    return ''.join(
-        f'[{p}]' if isinstance(p, int) else f'.{p}' if p.isidentifier() else f'[{p!r}]'
-        for p in path
-    ).lstrip('.')
-
-
-def _check_nesting_and_text(data, source):
-    """Refuse nesting deeper than MAX_DEPTH and text with a lone surrogate,
-    naming the first place in the file (a loop, not recursion: the point is
-    a depth that recursion cannot take)."""
-    stack = [(data, ())]
-    while stack:
-        value, path = stack.pop()
-        if len(path) > MAX_DEPTH:
-            raise ClusterbenchError(f'{source}: {_TOO_DEEP}')
-        if path and isinstance(path[-1], str):
-            _check_text(path[-1], path, source)  # the key
-        if isinstance(value, str):
-            _check_text(value, path, source)
-        elif isinstance(value, (int, float)) and 'perfvalues' in path:
-            _check_number(value, path, source)
-        elif isinstance(value, dict):
-            stack += [(value[k], (*path, k)) for k in reversed(list(value))]
-        elif isinstance(value, list):
-            stack += [(v, (*path, i)) for i, v in reversed(list(enumerate(value)))]
-
-
-def _check_text(text, path, source):
-    found = _SURROGATE.search(text)
-    if found:
-        raise ClusterbenchError(
-            f'{source}: not a ReFrame run report: {_where(path)}: not valid text '
-            f'(a lone surrogate {found.group()!a})'
-        )
-
-
-def _check_number(value, path, source):
-    """A figure, reference or bound must be a finite number: NaN or infinity
-    (JSON's NaN, Infinity, 1e999 or a 400-digit integer) is never a sample."""
-    try:
-        finite = math.isfinite(float(value))
-    except OverflowError:
-        finite = False
-    if not finite:
-        raise ClusterbenchError(
-            f'{source}: not a ReFrame run report: {_where(path)}: '
-            f'{_short(value)} is not a finite number'
-        )
-
-
-def _short(value, width=40):
-    text = json.dumps(value)
-    return text if len(text) <= width else text[: width - 3] + '...'
 
 
 def cases(data, path='report'):

@@ -1,0 +1,548 @@
+"""The charts of the executive page: the headline figures against a baseline
+system, a roofline per system, the point-to-point curves of every system
+overlaid with the link's peak and the reference band, and every judged
+figure against its reference, worst first. Each draws into a
+:class:`~clusterbench.report.plotkit.PlotSet` with the rows it was drawn from.
+"""
+
+from matplotlib.patches import Rectangle
+
+from clusterbench.judging import vocabulary
+from clusterbench.report import curves as curvelib
+from clusterbench.report import headline
+from clusterbench.report.plotkit import (
+    LINE_COLOURS,
+    MISSING_COLOUR,
+    STATE_COLOURS,
+    clip,
+    finite,
+    legend_below,
+    legend_below_figure,
+    literal,
+    log_axes,
+    new_figure,
+    row_labels,
+    set_title,
+)
+
+#: The headline figures compared with the baseline: (key, label, better).
+COMPARED = (
+    ('hpl', 'HPL', 'higher'),
+    ('dgemm_core', 'DGEMM/core', 'higher'),
+    ('stream_node', 'STREAM/node', 'higher'),
+    ('cg', 'CG solver', 'higher'),
+    ('npb', 'NPB geomean', 'higher'),
+    ('lat_intra', 'latency in node', 'lower'),
+    ('bw_intra', 'bandwidth in node', 'higher'),
+    ('lat_inter', 'latency between', 'lower'),
+    ('bw_inter', 'bandwidth between', 'higher'),
+)
+
+BAND_COLOUR = '#cfd8dc'
+REFERENCE_COLOUR = '#546e7a'
+
+
+def tasks(data):
+    """(section, key, chart function, arguments) of the executive charts."""
+    page = data.executive
+    if page is None or page.empty:
+        return []
+    out = [('executive', None, baseline_chart, (page,))]
+    roofs = [(row, roofline_points(data, row)) for row in page.rows]
+    roofs = [(row, points) for row, points in roofs if points or row.peak]
+    if roofs:
+        out.append(('executive', None, roofline_chart, (roofs,)))
+    lines = _pingpong_lines(data)
+    if lines:
+        out.append(('executive', None, overlay_chart, (data, lines)))
+    judged = judged_cells(data)
+    if judged:
+        out.append(('executive', None, reference_chart, (judged,)))
+    return out
+
+
+# ----------------------------------------------------- against a baseline
+
+
+def speedup(value, base, better):
+    """How many times better than the baseline (>1 better, <1 worse)."""
+    if value is None or base is None or value <= 0 or base <= 0:
+        return None
+    return base / value if better == 'lower' else value / base
+
+
+def baseline_chart(plots, page):
+    """Grouped bars: each headline figure of each system against the baseline's."""
+    base = next(r for r in page.rows if r.key == page.baseline)
+    shown = [
+        (key, label, better)
+        for key, label, better in COMPARED
+        if any(_value(r, key) is not None for r in page.rows)
+    ]
+    rows_n = len(page.rows)
+    fig, ax = legend_below_figure(min(rows_n, 14), plot_height=3.6)
+    width = 0.8 / max(rows_n, 1)
+    table = []
+    for i, row in enumerate(page.rows):
+        xs, ys = [], []
+        for g, (key, label, better) in enumerate(shown):
+            ratio = speedup(_value(row, key), _value(base, key), better)
+            stat = row.get(key)
+            table.append(
+                (
+                    label,
+                    row.key,
+                    _value(row, key),
+                    stat.unit if stat else None,
+                    _value(base, key),
+                    base.key,
+                    ratio,
+                    better,
+                )
+            )
+            if ratio is not None:
+                xs.append(g - 0.4 + width * (i + 0.5))
+                ys.append(ratio)
+        ax.bar(
+            xs,
+            ys,
+            width * 0.92,
+            color=LINE_COLOURS[i % len(LINE_COLOURS)],
+            label=literal(row.key + (' (baseline)' if row is base else '')),
+        )
+    ax.axhline(1.0, color='black', lw=0.8, ls='--')
+    ax.set_xticks(range(len(shown)))
+    ax.set_xticklabels([literal(label) for _, label, _ in shown], fontsize=7)
+    ax.set_xlim(-0.6, len(shown) - 0.4)
+    ax.set_ylabel(f'× {base.key} (higher is better)')
+    ax.set_title(literal(f'Headline figures against {base.key}'), loc='left')
+    if rows_n <= 14:
+        legend_below(fig, ax)
+    return plots.add(
+        'executive',
+        f'headline figures against {base.key}',
+        fig,
+        (
+            'figure',
+            'system',
+            'value',
+            'unit',
+            'baseline',
+            'baseline_system',
+            'times_better',
+            'better',
+        ),
+        table,
+        caption='latency: baseline ÷ value, so that higher is better everywhere',
+    )
+
+
+def _value(row, key):
+    stat = row.get(key)
+    return stat.value if stat is not None else None
+
+
+# --------------------------------------------------------------- roofline
+
+
+def roofline_points(data, row):
+    """(label, flop per byte, GFlop/s per node, how placed) of the row."""
+    points = []
+    nodes_of = {}
+    hpl = row.cells.get('hpl')
+    if hpl is not None and hpl.value is not None:
+        order = _number(hpl.benchmark.params.get('hpl_order'))
+        ai = headline.dgemm_intensity(order)
+        per_node = headline.per_node(hpl.value, hpl.config.nodes or 1)
+        if ai and per_node:
+            points.append(('HPL', ai, per_node, f'N/12 with N={order:.0f}'))
+            nodes_of['order'] = order
+    dgemm = row.get('dgemm_core')
+    if dgemm is not None and dgemm.value is not None and row.cores:
+        order = nodes_of.get('order')
+        ai = headline.dgemm_intensity(order) if order else None
+        if ai:
+            points.append(
+                ('DGEMM × cores', ai, dgemm.value * row.cores, 'placed as HPL (N/12)')
+            )
+    cg = row.cells.get('cg')
+    if cg is not None and cg.value is not None:
+        bandwidth = _sibling(data, cg, 'bandwidth')
+        ai = headline.share(cg.value, bandwidth)
+        per_node = headline.per_node(cg.value, cg.config.nodes or 1)
+        if ai and per_node:
+            points.append(('CG solver', ai, per_node, 'measured: GFlop/s ÷ GB/s'))
+    for name, cell in sorted(row.npb.items()):
+        ai = headline.NPB_NOMINAL_INTENSITY.get(name)
+        per_node = headline.per_node(cell.value / 1000.0, cell.config.nodes or 1)
+        if ai and per_node:
+            points.append((f'NPB {name.upper()}', ai, per_node, 'nominal intensity'))
+    return points
+
+
+def _sibling(data, cell, variable):
+    for bench in data.benchmarks:
+        if bench.test == cell.benchmark.test and bench.variable == variable:
+            other = data.cell(cell.config, bench)
+            return other.value if other is not None else None
+    return None
+
+
+def _number(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+#: Marker and colour of each kind of point on the rooflines.
+_KINDS = {
+    'HPL': ('o', LINE_COLOURS[1]),
+    'DGEMM × cores': ('s', LINE_COLOURS[0]),
+    'CG solver': ('D', LINE_COLOURS[2]),
+    'NPB': ('^', LINE_COLOURS[3]),
+}
+#: Panels of one roofline figure; more systems are in its CSV.
+MAX_ROOFS = 12
+
+
+def roofline_chart(plots, roofs):
+    """One roofline panel per system: the peak and STREAM triad per node as
+    ceilings, the kernels placed by their arithmetic intensity."""
+    shown = roofs[:MAX_ROOFS]
+    cols = min(3, len(shown))
+    lines = (len(shown) + cols - 1) // cols
+    fig = new_figure(7.6, 0.9 + 2.5 * lines)
+    height = fig.get_size_inches()[1]
+    axes = fig.subplots(lines, cols, squeeze=False).ravel()
+    fig.subplots_adjust(
+        left=0.09,
+        right=0.98,
+        wspace=0.3,
+        hspace=0.55,
+        top=1 - 0.45 / height,
+        bottom=0.75 / height,
+    )
+    rows = []
+    for ax, (row, points) in zip(axes, shown):
+        rows += _roofline(ax, row, points)
+    for ax in axes[len(shown) :]:
+        ax.set_visible(False)
+    for row, points in roofs[MAX_ROOFS:]:
+        rows += _roof_rows(row, points)
+    handles = [
+        axes[0].plot([], [], marker, color=colour, ls='none', label=kind)[0]
+        for kind, (marker, colour) in _KINDS.items()
+    ]
+    handles.append(axes[0].plot([], [], color='black', label='STREAM roof')[0])
+    handles.append(axes[0].plot([], [], color='black', ls='--', label='peak')[0])
+    fig.legend(
+        handles=handles,
+        loc='lower left',
+        ncol=6,
+        fontsize=7,
+        bbox_to_anchor=(0.02, 0.0),
+    )
+    set_title(fig, 'Roofline per system: GFlop/s per node against flop/byte')
+    return plots.add(
+        'roofline',
+        'every system',
+        fig,
+        ('system', 'what', 'flop_per_byte', 'gflops_per_node', 'how'),
+        rows,
+        caption='ceilings: the peak (computed or declared) and STREAM triad per '
+        'node; HPL and DGEMM at N/12 flop/byte, the CG solver at its measured '
+        'GFlop/s ÷ GB/s, NPB at nominal intensities'
+        + (
+            f'; {len(roofs) - MAX_ROOFS} more systems in the CSV'
+            if len(roofs) > MAX_ROOFS
+            else ''
+        ),
+    )
+
+
+def _roof_rows(row, points):
+    out = []
+    if row.peak:
+        out.append((row.key, 'peak', None, row.peak.per_node, row.peak.source))
+    stream = row.get('stream_node')
+    if stream is not None and stream.value:
+        out.append((row.key, 'STREAM triad', None, stream.value, stream.note))
+    out += [(row.key, label, ai, gflops, how) for label, ai, gflops, how in points]
+    return out
+
+
+def _roofline(ax, row, points):
+    peak = row.peak.per_node if row.peak else None
+    stream = _value(row, 'stream_node')
+    xs = [p[1] for p in points] or [1.0]
+    low = min([0.05, *xs]) / 2
+    high = max([100.0, *xs]) * 2
+    if stream:
+        knee = peak / stream if peak else high
+        corner = [x for x in (low, min(max(knee, low), high), high)]
+        roof = [min(peak, stream * x) if peak else stream * x for x in corner]
+        ax.plot(corner, roof, color='black', lw=1.2)
+    if peak:
+        ax.axhline(peak, color='black', lw=1.2, ls='--')
+    for label, ai, gflops, _ in points:
+        marker, colour = _KINDS['NPB' if label.startswith('NPB') else label]
+        ax.plot([ai], [gflops], marker, color=colour, markersize=5)
+    log_axes(ax)
+    ax.set_xlim(low, high)
+    ax.tick_params(labelsize=7)
+    how = '' if not row.peak else f', peak {peak:.4g} ({row.peak.how})'
+    mem = f', STREAM {stream:.3g} GB/s' if stream else ''
+    ax.set_title(literal(clip(row.key, 28)) + how + mem, fontsize=7, loc='left')
+    return _roof_rows(row, points)
+
+
+# ---------------------------------------------------- curves of all systems
+
+
+def _pingpong_lines(data):
+    """{metric: [line]}: one PingPong line per system:partition, placement and
+    metric, from its configuration with the most runs and message sizes (the
+    communication section below has every configuration's)."""
+    comm = data.communication
+    found = {}
+    for metric in (curvelib.LATENCY, curvelib.BANDWIDTH):
+        best = {}
+        for line in comm.lines.get(('PingPong', metric)) or []:
+            where = (line.config.system, line.config.partition, line.placement)
+            rank = (line.runs, len(line.curve.points))
+            if where not in best or rank > best[where][0]:
+                best[where] = (rank, line)
+        if best:
+            found[metric] = [line for _, line in best.values()]
+    return found
+
+
+def _scalar_bands(data, variables):
+    """(system:partition, placement, lower, upper, reference) of the judged
+    scalar figures named *variables* (the curves' reference bands)."""
+    found = []
+    for bench in data.benchmarks:
+        if bench.variable not in variables:
+            continue
+        if bench.params.get('mode', 'pingpong') != 'pingpong':
+            continue  # a bidirectional figure is no band of a ping-pong curve
+        for cell in data.row(bench):
+            allowed = cell.allowed
+            if allowed is None:
+                continue
+            scale = 1000.0 if bench.unit == 'GB/s' else 1.0
+            found.append(
+                (
+                    f'{cell.config.system}:{cell.config.partition}',
+                    bench.params.get('placement', ''),
+                    _number(bench.variable.split('_')[-1].rstrip('B')),
+                    *(finite(v) and v * scale for v in allowed),
+                    cell.reference * scale,
+                )
+            )
+    return found
+
+
+def overlay_chart(plots, data, lines):
+    """PingPong latency and bandwidth over message size, every system on one
+    plot, with the declared link peak and the reference bands."""
+    fig = new_figure(7.6, 3.6)
+    axes = {
+        curvelib.LATENCY: fig.add_axes([0.08, 0.28, 0.38, 0.6]),
+        curvelib.BANDWIDTH: fig.add_axes([0.58, 0.28, 0.38, 0.6]),
+    }
+    systems = sorted(
+        {
+            f'{ln.config.system}:{ln.config.partition}'
+            for group in lines.values()
+            for ln in group
+        }
+    )
+    colour = {s: LINE_COLOURS[i % len(LINE_COLOURS)] for i, s in enumerate(systems)}
+    rows = []
+    for metric, ax in axes.items():
+        for line in lines.get(metric, []):
+            where = f'{line.config.system}:{line.config.partition}'
+            pts = [(s, v) for s, v in line.curve.points if s > 0 and v > 0]
+            if not pts:
+                continue
+            xs, ys = zip(*pts)
+            ax.plot(
+                xs,
+                ys,
+                lw=1.1,
+                color=colour[where],
+                ls='-' if line.placement != 'inter' else '--',
+            )
+            rows += [
+                (metric, where, line.placement, line.curve.tool, s, v, line.curve.unit)
+                for s, v in pts
+            ]
+        log_axes(ax, 2)
+        ax.set_xlabel('message size [bytes]')
+    lat, bw = axes[curvelib.LATENCY], axes[curvelib.BANDWIDTH]
+    lat.set_ylabel('one-way latency [us]')
+    bw.set_ylabel('bandwidth [MB/s]')
+    for where, placement, size, low, high, ref in _scalar_bands(
+        data, ('latency_1B', 'latency_8B', 'pingpong_latency_min')
+    ):
+        size = size or 8.0
+        lat.add_patch(
+            Rectangle(
+                (size / 1.4, low or ref * 0.5),
+                size * 0.7,
+                (high or ref * 2) - (low or ref * 0.5),
+                color=BAND_COLOUR,
+                alpha=0.8,
+                zorder=0,
+            )
+        )
+        rows.append(('latency band', where, placement, '', size, ref, 'us'))
+    for where, placement, _, low, high, ref in _scalar_bands(
+        data, ('bandwidth_peak', 'pingpong_bandwidth_max')
+    ):
+        bw.axhspan(low or 0, high or ref * 2, color=BAND_COLOUR, alpha=0.6, zorder=0)
+        bw.axhline(ref, color=REFERENCE_COLOUR, lw=0.8, ls=':')
+        rows.append(('bandwidth band', where, placement, '', None, ref, 'MB/s'))
+    for where, peak in _link_peaks(data):
+        bw.axhline(peak * 1000.0, color=colour.get(where, 'black'), lw=1.2, ls='-.')
+        rows.append(
+            ('link peak', where, 'inter', 'declared', None, peak * 1000, 'MB/s')
+        )
+    handles = [
+        lat.plot([], [], color=colour[s], lw=1.2, label=literal(clip(s, 30)))[0]
+        for s in systems[:10]
+    ]
+    handles.append(lat.plot([], [], color='grey', ls='--', label='between nodes')[0])
+    handles.append(Rectangle((0, 0), 1, 1, color=BAND_COLOUR, label='reference band'))
+    handles.append(lat.plot([], [], color='black', ls='-.', label='link peak')[0])
+    fig.legend(
+        handles=handles,
+        loc='lower left',
+        ncol=4,
+        fontsize=7,
+        bbox_to_anchor=(0.06, 0.0),
+    )
+    set_title(fig, 'Point-to-point latency and bandwidth, every system')
+    return plots.add(
+        'executive',
+        'point-to-point curves of every system',
+        fig,
+        ('what', 'system', 'placement', 'tool', 'bytes', 'value', 'unit'),
+        rows,
+        caption='solid: inside a node, dashed: between nodes; grey: the '
+        'reference band of the scalar figures (latency at its message size, '
+        'peak bandwidth); dash-dot: the declared link peak',
+    )
+
+
+def _link_peaks(data):
+    seen = {}
+    for row in data.communication.table:
+        if row.declared_gbs:
+            where = f'{row.config.system}:{row.config.partition}'
+            seen.setdefault(where, row.declared_gbs)
+    return sorted(seen.items())
+
+
+# ------------------------------------------------------ against reference
+
+
+def judged_cells(data):
+    """Every cell judged against a reference, worst first: the most beyond
+    its band on its bad side (in % of the reference)."""
+    found = []
+    for bench in data.benchmarks:
+        for cell in data.row(bench):
+            if cell.reference and cell.value is not None:
+                found.append(cell)
+    return sorted(found, key=lambda c: -_badness(c))
+
+
+def _badness(cell):
+    change = cell.value / cell.reference - 1
+    better = vocabulary.direction(cell.benchmark.variable, cell.benchmark.unit)
+    return {'higher': -change, 'lower': change}.get(better, abs(change))
+
+
+#: Rows drawn in the "% against reference" plot; the CSV has them all.
+MAX_DOTS = 60
+
+
+def reference_chart(plots, cells):
+    shown = cells[:MAX_DOTS]
+    n = len(shown)
+    fig = new_figure(7.6, 0.9 + 0.2 * max(n, 3))
+    height = fig.get_size_inches()[1]
+    ax = fig.add_axes([0.5, 0.5 / height, 0.46, 1 - 0.85 / height])
+    ys = list(range(n))[::-1]
+    span = 25.0
+    rows = []
+    for y, cell in zip(ys, shown):
+        change = (cell.value / cell.reference - 1) * 100
+        low, high = (
+            (t * 100 if t is not None else None) for t in (cell.lower, cell.upper)
+        )
+        span = max(span, min(abs(change) * 1.2, 200))
+        left = low if low is not None else -1e3
+        right = high if high is not None else 1e3
+        ax.plot(
+            [max(left, -1e3), min(right, 1e3)],
+            [y, y],
+            lw=5,
+            color=BAND_COLOUR,
+            solid_capstyle='butt',
+            zorder=1,
+        )
+        ax.plot(
+            [change],
+            [y],
+            'o',
+            markersize=5,
+            zorder=3,
+            color=STATE_COLOURS.get(cell.state, MISSING_COLOUR),
+        )
+    for cell in cells:
+        rows.append(
+            (
+                cell.config.id,
+                f'{cell.config.system}:{cell.config.partition}',
+                cell.benchmark.test,
+                cell.benchmark.variable,
+                cell.value,
+                cell.reference,
+                (cell.value / cell.reference - 1) * 100,
+                cell.lower * 100 if cell.lower is not None else None,
+                cell.upper * 100 if cell.upper is not None else None,
+                cell.state,
+            )
+        )
+    ax.axvline(0, color='black', lw=0.8)
+    ax.set_xlim(-span, span)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.set_xlabel('% against reference (grey: the allowed band)')
+    labels = [clip(f'{c.config.id} {c.benchmark.title}', 52) for c in shown]
+    row_labels(ax, ys, labels)
+    more = len(cells) - n
+    set_title(fig, 'Every judged figure against its reference, worst first')
+    return plots.add(
+        'executive',
+        'against reference',
+        fig,
+        (
+            'config',
+            'system',
+            'test',
+            'variable',
+            'value',
+            'reference',
+            'change_pct',
+            'band_low_pct',
+            'band_high_pct',
+            'verdict',
+        ),
+        rows,
+        caption=f'{len(cells)} judged figure(s)'
+        + (f'; the {n} worst drawn, all in the CSV' if more > 0 else ''),
+    )

@@ -1,0 +1,108 @@
+"""The report's first screen in a real headless browser (Debian's chromium):
+what a committee sees without scrolling.
+
+The report of the whole Zen 3 session (../shared/fixtures) and a DISTURBED
+copy of it is built with the command and opened at 1280 x 900. The first
+table of the page is the executive table, it starts on the first screen,
+the banner and the word DISTURBED are on it, and the table of contents
+lists every section. The screenshot of that first screen is kept as
+results/test-artifacts/report-first-screen.png.
+"""
+
+import base64
+import json
+import os
+import shutil
+import sys
+
+import pytest
+from rfm import captured
+from test_report_e2e import ARTIFACTS, browser  # noqa: F401  (the fixture)
+from test_report_executive import SESSION, session_copy
+
+pytestmark = pytest.mark.integration
+
+WIDTH, HEIGHT = 1280, 900
+
+_FIRST_SCREEN_JS = """
+(() => {
+  const first = document.querySelector('table');
+  const exec = document.querySelector('#executive table');
+  const box = first.getBoundingClientRect();
+  const banner = document.querySelector('#state');
+  return JSON.stringify({
+    first_is_executive: first === exec,
+    top: box.top, bottom: box.bottom,
+    rows: exec.querySelectorAll('tbody tr').length,
+    banner: banner ? banner.textContent.replace(/\\s+/g, ' ') : null,
+    banner_top: banner ? banner.getBoundingClientRect().top : null,
+    seen: banner.innerText + ' ' + exec.innerText,
+    contents: [...document.querySelectorAll('nav a')].map(a => a.getAttribute('href')),
+    sections: [...document.querySelectorAll('section')].map(s => s.id),
+    scripts: document.scripts.length,
+  });
+})()
+"""
+
+
+def test_the_first_screen_is_the_executive_table(browser, tmp_path):  # noqa: F811
+    disturbed = session_copy(
+        tmp_path / 'disturbed.json',
+        'dddddddd-0000-4000-8000-000000000003',
+        1,
+        disturbed='steal 18 %',
+        hpl=16.0,
+    )
+    out = tmp_path / 'report' / 'report.html'
+    proc = captured(
+        [sys.executable, '-m', 'clusterbench.report', SESSION, disturbed]
+        + ['-o', out, '--title', 'Zen 3 node: one healthy, one DISTURBED session'],
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+    browser.send('Runtime.enable')
+    browser.send('Log.enable')
+    browser.send('Page.enable')
+    browser.send(
+        'Emulation.setDeviceMetricsOverride',
+        width=WIDTH,
+        height=HEIGHT,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+    browser.send('Page.navigate', url=out.as_uri())
+    browser.wait_for('Page.loadEventFired')
+    result = browser.send(
+        'Runtime.evaluate',
+        expression=_FIRST_SCREEN_JS,
+        returnByValue=True,
+        awaitPromise=True,
+    )
+    page = json.loads(result['result']['value'])
+
+    # The first screen only (no captureBeyondViewport): what is seen at once.
+    shot = browser.send('Page.captureScreenshot', format='png')
+    png = tmp_path / 'report-first-screen.png'
+    png.write_bytes(base64.b64decode(shot['data']))
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    kept = os.path.join(ARTIFACTS, 'report-first-screen.png')
+    shutil.copyfile(png, kept)
+    print(f'\nfirst screen: {png}\nkept as: {kept}')
+
+    assert browser.errors() == []
+    assert page['scripts'] == 0
+    assert page['first_is_executive'], page
+    assert page['rows'] == 1
+    # The executive table starts, and its row ends, on the first screen.
+    assert 0 < page['top'] < page['bottom'] <= HEIGHT, page
+    assert page['banner_top'] < page['top']
+    assert 'DISTURBED session(s) left out' in page['banner']
+    assert 'clusterbench baseline --system local' in page['banner']
+    # The executive table's whole text is on the first screen (see above).
+    seen = page['seen']
+    assert 'DISTURBED' in seen and '62.39' in seen and 'HPL' in seen
+    assert '39.2' not in seen  # never 62.4 and 16.0 pooled
+    assert page['sections'][0] == 'executive'
+    assert page['contents'] == [f'#{s}' for s in page['sections']]
+    assert png.stat().st_size > 20_000
