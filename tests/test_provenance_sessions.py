@@ -45,7 +45,9 @@ def _old_version(sessions, made, facts, value):
         **facts,
         'clusterbench': '0.1.0',
         'reframe': '4.10.4',
-        'figures': {'bw': {'reference': [value, -0.1, 0.1, 'GB/s'], 'values': [value]}},
+        'figures': {
+            'bandwidth': {'reference': [value, -0.1, 0.1, 'GB/s'], 'values': [value]}
+        },
     }
 
 
@@ -88,7 +90,7 @@ def test_migration_keeps_every_fact_of_every_version_and_records_each_session_on
 
 
 def _write(tmp_path, refs, name, value, uuid):
-    path = report(tmp_path, name, [case('T', {'bw': value})], uuid=uuid)
+    path = report(tmp_path, name, [case('T', {'bandwidth': value})], uuid=uuid)
     props = refupdate.propose(samples.collect([path]))
     return refupdate.write(props, str(refs), [path], results=str(tmp_path))
 
