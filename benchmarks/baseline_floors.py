@@ -22,7 +22,6 @@ Measures nothing. Usage:
 """
 
 import argparse
-import glob
 import itertools
 import math
 import os
@@ -32,27 +31,29 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from clusterbench.judging import stats, vocabulary  # noqa: E402
-from clusterbench.references import floors, yamlfile  # noqa: E402
+from clusterbench.references import floors, provenance  # noqa: E402
 
 
 def figures_of(directory):
     """(test, variable, unit, params, session medians) of every figure whose
-    provenance is in *directory* (retired entries are not read)."""
+    provenance is in *directory*, as its reference in use was made (retired
+    entries are not read)."""
     found = []
-    for prov in sorted(glob.glob(os.path.join(directory, 'provenance', '*.yaml'))):
-        refs_path = os.path.join(directory, os.path.basename(prov))
-        refs = yamlfile.load_any(refs_path) if os.path.exists(refs_path) else {}
-        for test, entries in (yamlfile.load_any(prov) or {}).items():
-            if test.startswith('$') or not isinstance(entries, dict):
-                continue
-            index = ((refs or {}).get(test) or {}).get('$index') or []
-            for where, entry in entries.items():
-                params = dict(zip(index, where.split('/')))
-                for var, fig in (entry.get('figures') or {}).items():
-                    medians = fig.get('session_medians') or []
-                    unit = (fig.get('reference') or [None] * 4)[3]
-                    if len(medians) >= 3:
-                        found.append((test, var, unit, params, medians))
+    indexes = {}
+    for name, test, where, entry in provenance.in_use(directory):
+        if name not in indexes:
+            refs = provenance.load(os.path.join(directory, name)) or {}
+            indexes[name] = {
+                t: body.get('$index') or []
+                for t, body in refs.items()
+                if isinstance(body, dict)
+            }
+        params = dict(zip(indexes[name].get(test) or [], where.split('/')))
+        for var, fig in provenance.figures(entry).items():
+            medians = fig.get('session_medians') or []
+            unit = (fig.get('reference') or [None] * 4)[3]
+            if len(medians) >= 3:
+                found.append((test, var, unit, params, medians))
     return found
 
 

@@ -59,8 +59,6 @@ import subprocess
 import sys
 import tempfile
 
-import yaml
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
 
 from clusterbench.judging import stats, verdict, vocabulary
@@ -110,17 +108,14 @@ def _lower_is_better(name, unit):
 
 
 def recorded(directory):
-    for path in sorted(glob.glob(os.path.join(directory, '*', 'provenance', '*.yaml'))):
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-        # Retired references are out of use: not what verdicts judge against.
-        for test, entries in refprov.records(data).items():
-            for where, entry in entries.items():
-                for name, fig in entry.get('figures', {}).items():
-                    values = fig.get('values') or []
-                    ref, lower, upper, unit = fig['reference']
-                    if len(values) >= 3 and name != 'iterations':
-                        yield f'{test}/{where}/{name}', values, ref, lower, upper, unit
+    # Retired references are out of use: not what verdicts judge against.
+    for refdir in sorted(glob.glob(os.path.join(directory, '*', ''))):
+        for _, test, where, entry in refprov.in_use(refdir):
+            for name, fig in refprov.figures(entry).items():
+                values = fig.get('values') or []
+                ref, lower, upper, unit = fig['reference']
+                if len(values) >= 3 and name != 'iterations':
+                    yield f'{test}/{where}/{name}', values, ref, lower, upper, unit
 
 
 def rebuilt(figures, floor, k):

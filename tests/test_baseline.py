@@ -13,12 +13,12 @@ import re
 import uuid as uuidlib
 
 import pytest
-import yaml
 from conftest import PROJECT
 from rfm import TINY_CG, captured, tool
 
 from clusterbench.judging import disturbed
 from clusterbench.references import floors
+from clusterbench.references import provenance as refprov
 from clusterbench.references import update as refupdate
 from clusterbench.results import baseline, samples
 
@@ -190,10 +190,11 @@ def test_baseline_records_three_sessions_and_writes_readable_references(recorded
     assert 'floor of solver, one rank per node' in line and '$index' not in out
     written = refs / 'local' / 'cgsolver.yaml'
     assert f'wrote {written}' in out
-    prov = yaml.safe_load((refs / 'local' / 'provenance' / 'cgsolver.yaml').read_text())
+    prov = refprov.load(str(refs / 'local' / 'provenance' / 'cgsolver.yaml'))
     (entry,) = prov['CGSolverCheck'].values()
-    assert len(entry['sessions']) == 3
-    gflops = entry['figures']['gflops']['reference']
+    assert len(refprov.versions(entry)) == 1  # one baseline, one version
+    assert len(refprov.current(entry)['sessions']) == 3
+    gflops = refprov.figures(entry)['gflops']['reference']
     assert -gflops[1] >= floors.FLOORS['solver, one rank per node']
 
 

@@ -6,18 +6,20 @@ import json
 import os
 
 import pytest
-import yaml
 from conftest import PROJECT
 from rfm import clusterbench
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.parsers.catalog import CATALOG
+from clusterbench.references import provenance as refprov
 from clusterbench.results import guide, portable, runreport
 
 ZEN3 = os.path.join(PROJECT, '..', 'shared', 'fixtures', 'sessions', 'AMD-25-1')
 EMERALD_RAPIDS = os.path.join(PROJECT, 'tests', 'data', 'sessions', 'Intel-6-207')
 PROVENANCE = os.path.join(PROJECT, 'reference_data', 'local', 'provenance')
+HPCC = os.path.join(PROVENANCE, 'hpcc.yaml')
+CGSOLVER = os.path.join(PROVENANCE, 'cgsolver.yaml')
 #: The Zen 4 guests' clock as their cpuinfo reads it (../shared/README.md).
 ZEN4_MHZ = 2600.0
 PORTABLE = {
@@ -67,14 +69,14 @@ def _case(name, environ, values, units, **facts):
 def zen4_sessions():
     """The 14 stored healthy sessions of AMD-25-17, rebuilt as run reports
     from the session medians their references were made from."""
-    with open(os.path.join(PROVENANCE, 'hpcc.yaml')) as f:
-        (hpcc,) = yaml.safe_load(f)['HPCCCheck'].values()
-    with open(os.path.join(PROVENANCE, 'cgsolver.yaml')) as f:
-        cg = yaml.safe_load(f)['CGSolverCheck']
+    (hpcc,) = refprov.records(refprov.load(HPCC))['HPCCCheck'].values()
+    cg = refprov.records(refprov.load(CGSOLVER))['CGSolverCheck']
+    reports = refprov.current(hpcc)['reports']
     sessions = []
-    for i in range(len(hpcc['reports'])):
-        values = {k: v['session_medians'][i] for k, v in hpcc['figures'].items()}
-        units = {k: v['reference'][3] for k, v in hpcc['figures'].items()}
+    for i in range(len(reports)):
+        figures = refprov.figures(hpcc)
+        values = {k: v['session_medians'][i] for k, v in figures.items()}
+        units = {k: v['reference'][3] for k, v in figures.items()}
         hpl_problem = {'n': 10368, 'nb': 192, 'p': 1, 'q': 2}
         cases = [
             _case('HPCCCheck', 'gnu-openmpi', values, units, num_tasks=2,
@@ -82,8 +84,8 @@ def zen4_sessions():
         ]  # fmt: skip
         for where, entry in cg.items():
             environ, ranks = where.split('/')[1], where.split('/')[-1]
-            figures = entry['figures']
-            assert entry['reports'] == hpcc['reports']  # the same sessions
+            figures = refprov.figures(entry)
+            assert refprov.current(entry)['reports'] == reports  # the same sessions
             cases.append(
                 _case(
                     f'CGSolverCheck %ranks_per_node={ranks} %where={where}',

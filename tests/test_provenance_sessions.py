@@ -45,7 +45,9 @@ def _old_version(sessions, made, facts, value):
         **facts,
         'clusterbench': '0.1.0',
         'reframe': '4.10.4',
-        'figures': {'bw': {'reference': [value, -0.1, 0.1, 'GB/s'], 'values': [value]}},
+        'figures': {
+            'bandwidth': {'reference': [value, -0.1, 0.1, 'GB/s'], 'values': [value]}
+        },
     }
 
 
@@ -88,7 +90,7 @@ def test_migration_keeps_every_fact_of_every_version_and_records_each_session_on
 
 
 def _write(tmp_path, refs, name, value, uuid):
-    path = report(tmp_path, name, [case('T', {'bw': value})], uuid=uuid)
+    path = report(tmp_path, name, [case('T', {'bandwidth': value})], uuid=uuid)
     props = refupdate.propose(samples.collect([path]))
     return refupdate.write(props, str(refs), [path], results=str(tmp_path))
 
@@ -183,3 +185,29 @@ def test_an_update_does_not_merge_into_session_records_that_are_no_mapping(tmp_p
     with pytest.raises(ClusterbenchError, match=f'{records}: not a mapping'):
         _write(tmp_path, refs, 'b.json', 11.0, 's2')
     assert {p: p.read_bytes() for p in (refs / 'local').rglob('*.yaml')} == before
+
+
+def test_the_figures_in_use_are_read_from_either_format(tmp_path):
+    # Through JSON: objects shared in memory would be YAML anchors, refused.
+    old = json.loads(json.dumps(old_format()))
+    sessions = {}
+    new = refprov.migrate(copy.deepcopy(old), sessions)
+    folder = tmp_path / 'local' / refprov.PROVENANCE_DIR
+    folder.mkdir(parents=True)
+    (folder / 'old.yaml').write_text(yaml.safe_dump(old))
+    (folder / 'new.yaml').write_text(yaml.safe_dump(new))
+    (folder / refprov.SESSIONS_FILE).write_text(yaml.safe_dump(sessions))
+    found = {
+        (name, key): refprov.figures(entry)['bandwidth']['reference'][0]
+        for name, test, key, entry in refprov.in_use(str(tmp_path / 'local'))
+    }
+    # The current version of each entry (not its history, not the retired
+    # records nor the sessions' records).
+    openmpi, mpich = KEY, 'local:default/gnu-mpich/AMD EPYC'
+    assert found == {
+        ('new.yaml', mpich): 3.0,
+        ('new.yaml', openmpi): 2.0,
+        ('old.yaml', mpich): 3.0,
+        ('old.yaml', openmpi): 2.0,
+    }
+    assert refprov.figures(None) == {} and refprov.figures([]) == {}

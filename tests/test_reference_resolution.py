@@ -150,43 +150,45 @@ T:
   local:default:
     gnu-.*:
       AMD EPYC:
-        AMD-25-17: {4: {bw: [1.0, -0.1, 0.1, GB/s]}}
-        AMD-25-.*: {4: {bw: [2.0, -0.1, 0.1, GB/s]}}
-        .*: {4: {bw: [3.0, -0.1, 0.1, GB/s]}, '8': {bw: [4.0, -0.1, 0.1, GB/s]}}
+        AMD-25-17: {4: {bandwidth: [1.0, -0.1, 0.1, GB/s]}}
+        AMD-25-.*: {4: {bandwidth: [2.0, -0.1, 0.1, GB/s]}}
+        .*:
+          4: {bandwidth: [3.0, -0.1, 0.1, GB/s]}
+          '8': {bandwidth: [4.0, -0.1, 0.1, GB/s]}
     gnu-openmpi:
       AMD.*:
-        AMD-26-.*: {4: {bw: [5.0, null, 0.2, GB/s], lat: [9.0, -0.1, 0.1]}}
+        AMD-26-.*: {4: {bandwidth: [5.0, null, 0.2, GB/s], latency: [9.0, -0.1, 0.1]}}
 """,
     'missing keys': """
 T:
   $index: [$partition, $environ, variant]
   local:default:
     gnu-openmpi:
-      classic: {bw: [1.0, -0.1, 0.1, GB/s]}
+      classic: {bandwidth: [1.0, -0.1, 0.1, GB/s]}
   box:compute:
     gnu-openmpi:
-      classic: {bw: [2.0, -0.1, 0.1, GB/s]}
+      classic: {bandwidth: [2.0, -0.1, 0.1, GB/s]}
 """,
     'wildcard scopes': """
 T:
-  local:default: {bw: [1.0, -0.1, 0.1, GB/s]}
-  local: {bw: [2.0, -0.1, 0.1, GB/s], lat: [3.0, -0.1, 0.1, us]}
-  '*': {bw: [4.0, -0.1, 0.1, GB/s], msg: [5.0, -0.1, 0.1, Mmsg/s]}
+  local:default: {bandwidth: [1.0, -0.1, 0.1, GB/s]}
+  local: {bandwidth: [2.0, -0.1, 0.1, GB/s], latency: [3.0, -0.1, 0.1, us]}
+  '*': {bandwidth: [4.0, -0.1, 0.1, GB/s], msgrate: [5.0, -0.1, 0.1, Mmsg/s]}
 """,
     'a wildcard key under an index': """
 T:
   $index: [$partition, $environ]
   local:default:
-    gnu-openmpi: {bw: [1.0, -0.1, 0.1, GB/s]}
-    '*': {bw: [2.0, -0.1, 0.1, GB/s]}
+    gnu-openmpi: {bandwidth: [1.0, -0.1, 0.1, GB/s]}
+    '*': {bandwidth: [2.0, -0.1, 0.1, GB/s]}
 """,
     'xfail': """
 T:
   $index: [$partition, $environ]
   local:default:
     gnu-openmpi:
-      bw: [$xfail, 'known slow', [1.0, -0.1, 0.1, GB/s]]
-      lat: [2.0, -0.1, 0.1, us]
+      bandwidth: [$xfail, 'known slow', [1.0, -0.1, 0.1, GB/s]]
+      latency: [2.0, -0.1, 0.1, us]
 """,
 }
 
@@ -230,10 +232,10 @@ def test_crafted_references_resolve_as_reframe_resolves_them(tmp_path, name):
     assert any(found) and (name == 'wildcard scopes' or not all(found))
     if name == 'regex keys':
         # The first key that matches, exact before regex, typed keys.
-        assert {f['bw'][0] for f in found if f} == {1.0, 2.0, 3.0, 4.0, 5.0}
+        assert {f['bandwidth'][0] for f in found if f} == {1.0, 2.0, 3.0, 4.0, 5.0}
     if name == 'wildcard scopes':
         # Each figure from the most specific scope that has it.
-        assert {f['bw'][0] for f in found if f} == {1.0, 2.0, 4.0}
-        assert all(f['msg'][0] == 5.0 for f in found if f)
+        assert {f['bandwidth'][0] for f in found if f} == {1.0, 2.0, 4.0}
+        assert all(f['msgrate'][0] == 5.0 for f in found if f)
     if name == 'a wildcard key under an index':
         assert None in found  # ReFrame fails on '*' as a regex: so do we

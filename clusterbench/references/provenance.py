@@ -104,6 +104,29 @@ def current(entry):
     return found[-1] if found and isinstance(found[-1], dict) else None
 
 
+def figures(entry):
+    """{figure: what its reference in use was made from} (reference,
+    samples, median, session_medians, values) of a provenance entry of
+    either format; {} when it records none."""
+    found = (current(entry) or {}).get('figures')
+    return found if _is(found) else {}
+
+
+def in_use(directory):
+    """(file name, test, joined key, entry) of every provenance entry of the
+    reference directory *directory*, by file (retired records and the
+    sessions' records are not entries)."""
+    pattern = os.path.join(directory, PROVENANCE_DIR, '*.yaml')
+    for path in sorted(glob.glob(pattern)):
+        name = os.path.basename(path)
+        if name == SESSIONS_FILE:
+            continue
+        for test, entries in records(load(path)).items():
+            if _is(entries):
+                for key, entry in entries.items():
+                    yield name, test, key, entry
+
+
 def facts(version, sessions):
     """The facts recorded with one *version* ({nodes, hardware, identity,
     stack}): its first session's record in *sessions*, with what differs."""
