@@ -291,7 +291,8 @@ def logging(perflog_handlers=()):
     """ReFrame's logging: its usual output and debug log, and the perflogs
     under PERFLOG_DIR/<system>/<partition>/<test>.log. *perflog_handlers* adds
     handlers, e.g. ReFrame's ``httpjson`` for an Elastic or VictoriaMetrics
-    site (see README.md, "Trends")."""
+    site (see docs/reports.md, "Trends", and docs/machine-outputs.md,
+    "ReFrame's perflog")."""
     return [
         {
             # ReFrame's own defaults for its output and its debug log file.

@@ -108,7 +108,7 @@ def test_the_step_is_drawn_and_its_session_named(six):
 
     svg = (tmp / 'out' / 'trend.svg').read_text()
     assert f'moved -15.3% at session {uuids[3][:8]}' in svg
-    assert 'reference band' in svg and 'SLOWER / WORSE / FLAGGED' in svg
+    assert 'reference band' in svg and 'SLOWER / FLAGGED' in svg
     assert (tmp / 'out' / 'trend.png').read_bytes()[:4] == b'\x89PNG'
 
 

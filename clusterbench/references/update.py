@@ -307,7 +307,7 @@ def _dump(data, header=''):
 
 
 HEADER = (
-    '# ReFrame 4.10 external references (see README.md, "References").\n'
+    '# ReFrame 4.10 external references (see docs/references.md).\n'
     '# Written by `clusterbench references update`; provenance of every entry\n'
     '# is in provenance/<this file>.\n'
 )

@@ -33,7 +33,6 @@ RC = {
 STATE_COLOURS = {
     'pass': '#2e7d32',
     'SLOWER': '#c62828',
-    'WORSE': '#c62828',
     'FLAGGED': '#c62828',
     'FASTER': '#1565c0',
     'INCONCLUSIVE': '#f9a825',

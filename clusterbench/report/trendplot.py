@@ -3,7 +3,7 @@
 See clusterbench.judging.trend.
 
 Each point is a session's median, coloured by its verdict: regressions
-(SLOWER, WORSE, FLAGGED) as red crosses, FASTER as blue triangles, DISTURBED
+(SLOWER, FLAGGED) as red crosses, FASTER as blue triangles, DISTURBED
 as orange diamonds; the reference band is the grey area behind them, and the
 change point a dashed line naming its session.
 """
@@ -20,9 +20,8 @@ from clusterbench.report import plotkit
 #: How each verdict is marked: (colour, marker, legend label).
 _MARKS = {
     verdict.PASS: ('#2e7d32', 'o', 'pass'),
-    verdict.SLOWER: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
-    verdict.WORSE: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
-    verdict.FLAGGED: ('#c62828', 'X', 'SLOWER / WORSE / FLAGGED'),
+    verdict.SLOWER: ('#c62828', 'X', 'SLOWER / FLAGGED'),
+    verdict.FLAGGED: ('#c62828', 'X', 'SLOWER / FLAGGED'),
     verdict.FASTER: ('#1565c0', '^', 'FASTER'),
     verdict.DISTURBED: ('#ef6c00', 'D', 'DISTURBED'),
     verdict.INCONCLUSIVE: ('#f9a825', 's', 'INCONCLUSIVE'),
