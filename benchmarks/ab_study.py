@@ -136,9 +136,9 @@ def one_run(binary, ranks, args, groups, blocks):
     return paired.judge(ab)[0], paired.judge(aa)[0], ab
 
 
-def family(name, binary, runs, blocks, budget):
+def family(name, binary, runs, blocks, budget, quota=QUOTA):
     ranks, args = FAMILIES[name]
-    groups = {paired.A: cgroup('A', ranks, None), paired.B: cgroup('B', ranks, QUOTA)}
+    groups = {paired.A: cgroup('A', ranks, None), paired.B: cgroup('B', ranks, quota)}
     before = conditions()
     start = time.monotonic()
     ab_rows, aa_rows, ratios = [], [], []
@@ -194,6 +194,13 @@ def main(argv=None):
     parser.add_argument('--blocks', type=int, default=5)
     parser.add_argument('--families', nargs='+', default=list(FAMILIES))
     parser.add_argument('--budget', type=float, default=0, metavar='SECONDS')
+    parser.add_argument(
+        '--quota',
+        type=float,
+        default=QUOTA,
+        help="B's CPU quota, a fraction of its ranks' CPUs (default %(default)s); "
+        'the throttling of short solves costs more than 1 - quota',
+    )
     parser.add_argument('--json', metavar='FILE')
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
@@ -201,7 +208,7 @@ def main(argv=None):
         return 2
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     print(
-        f'ab_study: B = A under a CPU quota of {QUOTA:.0%} (cgroup v1, period '
+        f'ab_study: B = A under a CPU quota of {args.quota:.0%} (cgroup v1, period '
         f'{PERIOD_US} us), both at nice -20; {when}; {os.cpu_count()} CPUs',
         flush=True,
     )
@@ -211,7 +218,9 @@ def main(argv=None):
         share = args.budget / len(args.families) if args.budget else 0
         try:
             for name in args.families:
-                results.append(family(name, binary, args.runs, args.blocks, share))
+                results.append(
+                    family(name, binary, args.runs, args.blocks, share, args.quota)
+                )
                 show(results[-1])
         finally:
             for arm in (paired.A, paired.B):
