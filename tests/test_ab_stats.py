@@ -107,3 +107,14 @@ def test_csv_and_json_carry_every_column():
     csv_text = paired.render(rows, 'csv')
     assert csv_text.splitlines()[0].split(',') == list(paired.COLUMNS)
     assert '"verdict": "no difference resolved"' in paired.render(rows, 'json')
+
+
+def test_a_test_that_failed_in_a_leg_fails_the_ab_run():
+    from clusterbench.results.runreport import Failure
+
+    broken = Failure('T', 'local', 'default', 'gnu-mpich', 'compile', 'no mpicc')
+    rows = paired.judge(blocks(4, 1.0, 0.01, 6)) + paired.failure_rows(
+        [(paired.B, broken)]
+    )
+    assert paired.exit_code(rows) == verdict.EXIT_REGRESSION
+    assert 'FAILED (arm B, compile): no mpicc' in paired.render(rows)

@@ -53,8 +53,8 @@ def run(args):
             extra=extra,
             wait=not args.no_wait,
         )
-    plan, samples, missing = ab.load(prefix)
-    rows = paired.judge(samples)
+    plan, samples, missing, failed = ab.load(prefix)
+    rows = paired.judge(samples) + paired.failure_rows(failed)
     code = paired.exit_code(rows, args.strict, args.threshold)
     if args.format == 'table':
         print(f'\nA/B session: {prefix}')

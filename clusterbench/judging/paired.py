@@ -137,11 +137,24 @@ def _row(fig, name):
     )
 
 
+def failure_rows(failed, names=None):
+    """Rows of test cases that failed in a leg: ``[(arm, failure), ...]``."""
+    names = names or {}
+    return [
+        (
+            names.get(f.test, f.test), '-', '-', None, None, None, None, None, None,
+            0, 0, f'{verdict.FAILED} (arm {arm}, {f.phase}): {f.reason}',
+        )
+        for arm, f in failed
+    ]  # fmt: skip
+
+
 def exit_code(rows, strict=False, threshold=verdict.DETECTION_THRESHOLD):
-    """1: B resolved worse in a figure (or a figure with no direction changed);
+    """1: B resolved worse in a figure (or a figure with no direction changed),
+    or a test failed in a leg;
     3 (*strict*): a figure not paired, or one that could not resolve
     *threshold*; else 0. B faster is the answer sought, not a finding."""
-    words = [row[-1] for row in rows]
+    words = [verdict.kind(row[-1]) for row in rows]
     if any(w in verdict.REGRESSIONS for w in words):
         return verdict.EXIT_REGRESSION
     unresolved = [

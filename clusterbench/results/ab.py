@@ -126,8 +126,9 @@ def _save(prefix, plan):
 
 
 def load(prefix):
-    """The plan of a stored A/B session, and its samples (paired.Sample).
-    A leg without a report is skipped (and named in the third value)."""
+    """The plan of a stored A/B session, its samples (paired.Sample), the
+    legs without a report (left out) and the failed test cases of the legs
+    (arm, runreport.Failure; skipped tests are not failures)."""
     path = os.path.join(prefix, PLAN)
     try:
         with open(path) as f:
@@ -139,19 +140,20 @@ def load(prefix):
         raise ClusterbenchError(f'{path}: no such file (not an A/B session)') from None
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ClusterbenchError(f'{path}: not an A/B plan ({err})') from None
-    samples, missing = [], []
+    samples, missing, failed = [], [], []
     for arm, block, report in stored:
         report = os.path.join(prefix, report)
         if not os.path.exists(report):
             missing.append(report)
             continue
-        figures, _ = runreport.extract(runreport.load(report), report)
+        figures, failures = runreport.extract(runreport.load(report), report)
+        failed += [(arm, f) for f in failures if f.phase != runreport.SKIPPED]
         _one_configuration(figures, report)
         samples += [
             paired.Sample(arm, block, f.test, f.variable, f.unit, f.value, f.disturbed)
             for f in figures
         ]
-    return plan, samples, missing
+    return plan, samples, missing, failed
 
 
 def _one_configuration(figures, report):
