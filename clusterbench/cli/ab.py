@@ -2,8 +2,10 @@
 one session, and print each figure's ratio B/A with its 95 % interval."""
 
 import argparse
+import sys
 
 from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import paired, verdict
 from clusterbench.references import directory as refdir
@@ -16,6 +18,8 @@ CHANGES = {
     'partitions': lambda system, v: (f'{system.split(":")[0]}:{v}', []),
     'nodelists': lambda system, v: (system, ['-J', f'nodelist={v}']),
 }
+#: What kind of name each value is (core.scriptnames): it reaches a job script.
+KINDS = {'environs': 'name', 'partitions': 'name', 'nodelists': 'directive'}
 
 
 def arms(args):
@@ -27,6 +31,9 @@ def arms(args):
         )
     make = CHANGES[given[0]]
     values = getattr(args, given[0])
+    if given[0] in KINDS:
+        for value in values:
+            scriptnames.check(KINDS[given[0]], value, f'--{given[0]}')
     return {
         arm: ab.Arm(*make(args.system, value))
         for arm, value in zip((paired.A, paired.B), values)
@@ -51,6 +58,8 @@ def run(args):
             refdir.resolve(args.references),
             args.repeats,
             extra=extra,
+            # CSV and JSON on stdout are the table alone: ReFrame goes aside.
+            out=sys.stdout if args.format == 'table' else sys.stderr,
             wait=not args.no_wait,
         )
     plan, samples, missing, failed = ab.load(prefix)
