@@ -21,6 +21,7 @@ from clusterbench.core.errors import run_command
 #: ``python -m clusterbench.cli.profile`` runs a module not yet imported.
 SUBCOMMANDS = (
     'compare',
+    'ab',
     'references',
     'profile',
     'spackenvs',

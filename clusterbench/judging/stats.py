@@ -253,3 +253,56 @@ def robust_z(value, peers, min_spread=0.05):
         z = 0.0 if value == centre else math.copysign(math.inf, value - centre)
         return z, centre, scale
     return (value - centre) / scale, centre, scale
+
+
+# -- paired A/B: the ratio of two configurations measured in turn -------------
+
+#: Student's t, two-sided 95 %, for 1..30 degrees of freedom (beyond: 1.96 +
+#: 2.5/df, within 0.2 % of the exact value).
+_T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+_T_95 += (2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086)
+_T_95 += (2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def t_95(df):
+    """The two-sided 95 % quantile of Student's t with *df* degrees of freedom."""
+    if df < 1:
+        raise ValueError('no degrees of freedom')
+    return _T_95[df - 1] if df <= len(_T_95) else 1.96 + 2.5 / df
+
+
+def paired_ratio_ci(pairs):
+    """``(low, point, high)``: the 95 % t-interval of the ratio b/a from paired
+    measurements *pairs* ``[(a, b), ...]``, on the log ratio of each pair.
+
+    Each pair is measured close together in time (one ABBA block), so a slow
+    drift of the machine moves a and b alike and cancels in their ratio: the
+    interval is as narrow as the noise *within* a block allows. The point is
+    the geometric mean of the ratios. One pair gives no interval (0, inf).
+    Values must be positive (rates and times are).
+    """
+    if not pairs:
+        raise ValueError('no pairs')
+    if any(a <= 0 or b <= 0 for a, b in pairs):
+        raise ValueError('a ratio of values that are not all positive')
+    logs = [math.log(b / a) for a, b in pairs]
+    centre = statistics.fmean(logs)
+    if len(logs) < 2:
+        return 0.0, math.exp(centre), math.inf
+    half = t_95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(centre - half), math.exp(centre), math.exp(centre + half)
+
+
+def resolvable_change(ci):
+    """The smallest relative change an interval *ci* could have told from no
+    change: its half-width on the log scale, as a fraction (0.04 = 4 %)."""
+    low, _, high = ci
+    if low <= 0 or math.isinf(high):
+        return math.inf
+    return math.exp((math.log(high) - math.log(low)) / 2) - 1
+
+
+def ratio_side(ci):
+    """-1 when the whole interval is below 1, +1 when above, else 0."""
+    low, _, high = ci
+    return -1 if high < 1 else 1 if low > 1 else 0

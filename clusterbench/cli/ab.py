@@ -1,0 +1,148 @@
+"""`clusterbench ab`: judge a change by running A and B in turn (ABBA) within
+one session, and print each figure's ratio B/A with its 95 % interval."""
+
+import argparse
+import sys
+
+from clusterbench.cli.common import REFERENCES_HELP
+from clusterbench.core import scriptnames
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import paired, verdict
+from clusterbench.references import directory as refdir
+from clusterbench.results import ab
+
+#: What A and B may differ in: option -> the arm's (system, ReFrame args).
+CHANGES = {
+    'environs': lambda system, v: (system, ['-p', v]),
+    'settings': lambda system, v: (system, ['-S', v]),
+    'partitions': lambda system, v: (f'{system.split(":")[0]}:{v}', []),
+    'nodelists': lambda system, v: (system, ['-J', f'nodelist={v}']),
+}
+#: What kind of name each value is (core.scriptnames): it reaches a job script.
+KINDS = {'environs': 'name', 'partitions': 'name', 'nodelists': 'directive'}
+
+
+def arms(args):
+    given = [name for name in CHANGES if getattr(args, name)]
+    if len(given) != 1:
+        raise ClusterbenchError(
+            'ab: give exactly one of --environs, --settings, --partitions, '
+            '--nodelists (what B changes against A)'
+        )
+    make = CHANGES[given[0]]
+    values = getattr(args, given[0])
+    if given[0] in KINDS:
+        for value in values:
+            scriptnames.check(KINDS[given[0]], value, f'--{given[0]}')
+    return {
+        arm: ab.Arm(*make(args.system, value))
+        for arm, value in zip((paired.A, paired.B), values)
+    }
+
+
+def run(args):
+    if args.judge:
+        prefix = args.judge
+    else:
+        if args.repeats < 2:
+            raise ClusterbenchError(
+                f'--repeats {args.repeats}: at least 2 ABBA blocks '
+                '(one block gives no interval)'
+            )
+        extra = list(args.reframe_args)
+        prefix = ab.run(
+            args.config or f'site_configs/{args.system.split(":")[0]}.py',
+            args.checks,
+            arms(args),
+            args.results,
+            refdir.resolve(args.references),
+            args.repeats,
+            extra=extra,
+            # CSV and JSON on stdout are the table alone: ReFrame goes aside.
+            out=sys.stdout if args.format == 'table' else sys.stderr,
+            wait=not args.no_wait,
+        )
+    plan, samples, missing, failed = ab.load(prefix)
+    rows = paired.judge(samples) + paired.failure_rows(failed)
+    code = paired.exit_code(rows, args.strict, args.threshold)
+    if args.format == 'table':
+        print(f'\nA/B session: {prefix}')
+        for name in (paired.A, paired.B):
+            arm = plan['arms'][name]
+            print(f'  {name}: --system {arm["system"]} {" ".join(arm["args"])}')
+        blocks = plan['repeats']
+        print(f'  {blocks} ABBA blocks; {len(plan["legs"])} legs run\n')
+    for path in missing:
+        print(f'no report: {path} (left out)')
+    print(paired.render(rows, args.format))
+    return code
+
+
+def _count(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'a number, not {text!r}') from None
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        'ab',
+        help='validate a change: run A and B in turn (ABBA) in one session and '
+        'print each figure B/A with its 95 %% interval',
+    )
+    change = p.add_argument_group('what B changes against A (exactly one)')
+    change.add_argument('--environs', nargs=2, metavar=('A', 'B'))
+    change.add_argument(
+        '--settings', nargs=2, metavar=('A', 'B'), help='two -S NAME=VALUE'
+    )
+    change.add_argument(
+        '--partitions', nargs=2, metavar=('A', 'B'), help='two partitions of --system'
+    )
+    change.add_argument(
+        '--nodelists', nargs=2, metavar=('A', 'B'), help='two Slurm node lists'
+    )
+    p.add_argument(
+        '--repeats',
+        type=_count,
+        default=5,
+        metavar='N',
+        help='ABBA blocks (default 5; each runs A twice and B twice)',
+    )
+    p.add_argument(
+        '--judge',
+        metavar='DIR',
+        help='run nothing: judge the stored A/B session DIR again',
+    )
+    p.add_argument(
+        '--system', default='local', help='system or system:partition (default: local)'
+    )
+    p.add_argument('--config', help='site config (default: site_configs/<system>.py)')
+    p.add_argument('--checks', default='reframe_checks')
+    p.add_argument('--results', default='results')
+    p.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    p.add_argument('--format', choices=('table', 'csv', 'json'), default='table')
+    p.add_argument(
+        '--strict',
+        action='store_true',
+        help='exit 3 when a figure is not paired or could not resolve --max-change',
+    )
+    p.add_argument(
+        '--max-change',
+        dest='threshold',
+        type=float,
+        default=verdict.DETECTION_THRESHOLD,
+        metavar='FRACTION',
+        help='the change each figure must resolve under --strict (default %(default)s)',
+    )
+    p.add_argument(
+        '--no-wait',
+        action='store_true',
+        help='refuse, rather than wait, when another session measures on this node',
+    )
+    p.add_argument(
+        'reframe_args',
+        nargs=argparse.REMAINDER,
+        help='after "--": ReFrame options of both arms, e.g. -n CGSolverCheck',
+    )
+    p.set_defaults(func=run)

@@ -1,0 +1,242 @@
+"""Paired A/B verdicts: each figure's ratio B/A over ABBA blocks.
+
+``clusterbench ab`` measures two configurations in turn within one session
+(see clusterbench.results.ab). Here each figure's samples are grouped by
+block, each block gives one pair (the geometric mean of its A samples, of
+its B samples), and stats.paired_ratio_ci turns the pairs into a ratio B/A
+with its 95 % interval. The verdict says which side of 1 the interval lies,
+in the figure's own direction (judging.vocabulary), or that no difference
+was resolved, with the smallest change this run could have resolved.
+"""
+
+import io
+import json
+import math
+import statistics
+from dataclasses import dataclass, field
+
+from clusterbench.core import csvfile
+from clusterbench.judging import stats, verdict, view
+
+A, B = 'A', 'B'
+#: The order of the legs of one block: a linear drift moves A and B alike.
+BLOCK_ORDER = (A, B, B, A)
+#: The verdict of a figure whose interval includes 1.
+NO_DIFFERENCE = 'no difference resolved'
+#: A figure measured in one arm only, or in fewer than two usable blocks.
+NOT_PAIRED = 'not paired'
+
+COLUMNS = (
+    'test',
+    'variable',
+    'unit',
+    'A median',
+    'B median',
+    'B/A',
+    'CI low',
+    'CI high',
+    'resolvable',
+    'pairs',
+    'left out',
+    'verdict',
+)
+
+
+@dataclass
+class Sample:
+    """One figure's value in one leg: its arm (A or B) and its ABBA block."""
+
+    arm: str
+    block: int
+    test: str
+    variable: str
+    unit: str
+    value: float
+    disturbed: str = None
+
+
+@dataclass
+class Paired:
+    test: str
+    variable: str
+    unit: str
+    values: dict = field(default_factory=lambda: {A: {}, B: {}})
+    left_out: int = 0
+
+    def add(self, sample):
+        if sample.disturbed:
+            self.left_out += 1
+            return
+        self.values[sample.arm].setdefault(sample.block, []).append(sample.value)
+
+    def pairs(self):
+        """(a, b) per block that has both arms: their geometric means."""
+        a, b = self.values[A], self.values[B]
+        return [(_geomean(a[k]), _geomean(b[k])) for k in sorted(a) if k in b]
+
+    def medians(self):
+        return tuple(
+            statistics.median([v for vs in self.values[arm].values() for v in vs])
+            if self.values[arm]
+            else None
+            for arm in (A, B)
+        )
+
+
+def _geomean(values):
+    if any(v <= 0 for v in values):
+        return statistics.fmean(values)
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def ab_verdict(variable, unit, ci):
+    """The verdict of B against A from the interval *ci* of B/A (None: not
+    paired). Kept in one function: the A/B words are the run's words
+    (SLOWER, WORSE, FLAGGED, FASTER; pass becomes "no difference resolved")."""
+    if ci is None:
+        return NOT_PAIRED
+    word = verdict.outside(variable, unit, stats.ratio_side(ci))
+    return NO_DIFFERENCE if word == verdict.PASS else word
+
+
+def judge(samples):
+    """Table rows (see COLUMNS), one per figure, from *samples* (Sample)."""
+    figures = {}
+    for sample in samples:
+        key = (sample.test, sample.variable)
+        if key not in figures:
+            figures[key] = Paired(sample.test, sample.variable, sample.unit)
+        figures[key].add(sample)
+    short = view.short_names([test for test, _ in figures])
+    return [_row(fig, short[fig.test]) for fig in figures.values()]
+
+
+def _row(fig, name):
+    a_med, b_med = fig.medians()
+    pairs = fig.pairs()
+    ci = None
+    if len(pairs) >= 2:
+        try:
+            ci = stats.paired_ratio_ci(pairs)
+        except ValueError:
+            ci = None  # a value of zero or below: no ratio to speak of
+    low, point, high = ci or (None, None, None)
+    return (
+        name,
+        fig.variable,
+        fig.unit,
+        a_med,
+        b_med,
+        point,
+        low,
+        high,
+        stats.resolvable_change(ci) if ci else None,
+        len(pairs),
+        fig.left_out,
+        ab_verdict(fig.variable, fig.unit, ci),
+    )
+
+
+def failure_rows(failed, names=None):
+    """Rows of test cases that failed in a leg: ``[(arm, failure), ...]``."""
+    names = names or {}
+    return [
+        (
+            names.get(f.test, f.test), '-', '-', None, None, None, None, None, None,
+            0, 0, f'{verdict.FAILED} (arm {arm}, {f.phase}): {f.reason}',
+        )
+        for arm, f in failed
+    ]  # fmt: skip
+
+
+def exit_code(rows, strict=False, threshold=verdict.DETECTION_THRESHOLD):
+    """1: B resolved worse in a figure (or a figure with no direction changed),
+    or a test failed in a leg;
+    3 (*strict*): a figure not paired, or one that could not resolve
+    *threshold*; else 0. B faster is the answer sought, not a finding."""
+    words = [verdict.kind(row[-1]) for row in rows]
+    if any(w in verdict.REGRESSIONS for w in words):
+        return verdict.EXIT_REGRESSION
+    unresolved = [
+        row for row in rows if row[-1] == NOT_PAIRED or (row[8] or 0) > threshold
+    ]
+    if strict and (unresolved or not rows):
+        return verdict.EXIT_STRICT
+    return verdict.EXIT_OK
+
+
+def _pct(value):
+    return '-' if value is None else f'{(value - 1) * 100:+.1f} %'
+
+
+def _num(value):
+    return '-' if value is None else f'{value:.4g}'
+
+
+def text_cells(row):
+    """The cells of one row as the table shows them."""
+    name, var, unit, a_med, b_med, point, low, high, res, pairs, out, word = row
+    ratio = '-' if point is None else f'{point:.3f} [{low:.3f}, {high:.3f}]'
+    if point is not None and math.isinf(high):
+        ratio = f'{point:.3f} [-]'
+    resolved = '-' if res is None else f'±{res * 100:.1f} %'
+    left = f', {out} disturbed left out' if out else ''
+    if word == NO_DIFFERENCE and res is not None:
+        word = f'{word} (±{res * 100:.1f} %)'
+    return (
+        name,
+        var,
+        unit,
+        _num(a_med),
+        _num(b_med),
+        ratio,
+        _pct(point),
+        resolved,
+        f'{pairs}{left}',
+        word,
+    )
+
+
+TEXT_HEADER = (
+    'test',
+    'variable',
+    'unit',
+    'A median',
+    'B median',
+    'B/A [95 % CI]',
+    'change',
+    'resolvable',
+    'pairs',
+    'verdict',
+)
+
+
+def format_table(rows, width=None):
+    cells = [TEXT_HEADER, *[text_cells(row) for row in rows]]
+    widths = [max(len(str(r[i])) for r in cells) for i in range(len(TEXT_HEADER))]
+    lines = [
+        '  '.join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells
+    ]
+    lines.insert(1, '  '.join('-' * w for w in widths))
+    return '\n'.join(line[:width] if width else line for line in lines)
+
+
+def summary(rows):
+    counts = {}
+    for row in rows:
+        counts[verdict.kind(row[-1])] = counts.get(verdict.kind(row[-1]), 0) + 1
+    left = sum(row[10] for row in rows)
+    text = ', '.join(f'{n} {word}' for word, n in counts.items()) or 'no figure'
+    return text + (f'; {left} disturbed samples left out' if left else '')
+
+
+def render(rows, fmt='table'):
+    if fmt == 'csv':
+        out = io.StringIO()
+        writer = csvfile.writer(out, lineterminator='\n')
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+        return out.getvalue().rstrip('\n')
+    if fmt == 'json':
+        return json.dumps([dict(zip(COLUMNS, row)) for row in rows], indent=1)
+    return f'{format_table(rows)}\n\n{summary(rows)}'

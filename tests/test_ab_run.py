@@ -1,0 +1,111 @@
+"""`clusterbench ab` on this machine: real ReFrame sessions of the CG solver
+(class S, one rank), A and B in ABBA blocks.
+
+A/B: B solves class W (8x the rows of S): a real change of work that the
+paired interval resolves (time SLOWER, the iteration count FLAGGED, exit 1).
+A/A: both arms the same; the stored session judged again gives the same
+table. Bad input is one line and exit 2.
+"""
+
+import csv
+import io
+import json
+import os
+
+import pytest
+from rfm import clusterbench
+
+CG = [
+    '-n', 'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1$',
+    '-S', 'judge_conditions=false', '-S', 'probe_host=false',
+]  # fmt: skip
+
+
+def ab(tmp, *args):
+    (tmp / 'locks').mkdir(exist_ok=True)
+    env = {
+        'CLUSTERBENCH_LOCK_DIR': str(tmp / 'locks'),
+        'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
+        'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
+    }
+    return clusterbench('ab', '--results', str(tmp / 'results'), *args, env=env)
+
+
+def session(tmp):
+    (system,) = os.listdir(tmp / 'results')
+    (stamp,) = os.listdir(tmp / 'results' / system)
+    return tmp / 'results' / system / stamp
+
+
+def rows_of(text):
+    return {row['variable']: row for row in csv.DictReader(io.StringIO(text))}
+
+
+@pytest.fixture(scope='module')
+def class_s_against_w(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('ab')
+    done = ab(
+        tmp,
+        '--settings', 'problem_class=S', 'problem_class=W',
+        '--repeats', '3', '--format', 'csv', '--', '-p', 'gnu-openmpi', *CG,
+    )  # fmt: skip
+    return tmp, done
+
+
+def test_more_work_in_b_is_resolved_as_slower(class_s_against_w):
+    tmp, done = class_s_against_w
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr
+    assert done.stdout.startswith('test,variable')  # ReFrame's output aside
+    csv_text = done.stdout
+    rows = rows_of(csv_text)
+    assert rows['time']['verdict'] == 'SLOWER'
+    assert float(rows['time']['CI low']) > 1
+    assert rows['iterations']['verdict'] == 'FLAGGED'  # W needs more
+    assert rows['time']['pairs'] == '3'
+
+
+def test_the_session_is_stored_leg_by_leg_and_judged_again(class_s_against_w):
+    tmp, done = class_s_against_w
+    prefix = session(tmp)
+    with open(prefix / 'ab.json') as f:
+        plan = json.load(f)
+    assert [leg['arm'] for leg in plan['legs']] == list('ABBA' * 3)
+    assert plan['arms']['B']['args'] == ['-S', 'problem_class=W']
+    for leg in plan['legs']:
+        assert (prefix / leg['report']).is_file()
+    again = ab(tmp, '--judge', str(prefix), '--format', 'csv')
+    assert again.returncode == 1
+    first = done.stdout[done.stdout.index('test,variable') :]
+    assert again.stdout.strip() == first.strip()
+
+
+def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
+    done = ab(
+        tmp_path,
+        '--environs', 'gnu-openmpi', 'gnu-openmpi', '--repeats', '2', '--', *CG,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr
+    text = done.stdout
+    assert 'A: --system local -p gnu-openmpi' in text
+    line = next(x for x in text.splitlines() if x.startswith('CGSolverCheck  iter'))
+    assert 'no difference resolved (±0.0 %)' in line
+    for variable in ('time', 'gflops', 'bandwidth'):
+        row = next(x for x in text.splitlines() if f'  {variable}  ' in x)
+        assert ' 2 ' in row  # two pairs, none left out
+
+
+@pytest.mark.parametrize(
+    'args, message',
+    [
+        (['--repeats', '2'], 'ab: give exactly one of --environs'),
+        (['--environs', 'a', 'b', '--repeats', '1'], '--repeats 1: at least 2'),
+        (['--judge', '/nonexistent'], '/nonexistent/ab.json: no such file'),
+        (['--environs', 'a;b', 'b'], "--environs: 'a;b': not a ReFrame name"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, args, message):
+    done = ab(tmp_path, *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / 'results').exists()
