@@ -117,4 +117,4 @@ def test_a_test_that_failed_in_a_leg_fails_the_ab_run():
         [(paired.B, broken)]
     )
     assert paired.exit_code(rows) == verdict.EXIT_REGRESSION
-    assert 'FAILED (arm B, compile): no mpicc' in paired.render(rows)
+    assert 'FAILED (arm B, compile: no mpicc)' in paired.render(rows)

@@ -59,7 +59,12 @@ def add_verdict_arguments(parser):
     )
 
 
-def show(table, args, details=''):
+def show(table, args, details='', notes=()):
+    """The table in ``args.format``; for a person, *notes* (what to do about
+    what it shows) and *details* under it and the summary last, where
+    ``tail`` finds it. CSV and JSON stay the table alone."""
+    if args.format == 'table':
+        details = '\n\n'.join(part for part in ('\n'.join(notes), details) if part)
     print(
         verdictview.render(
             table,
@@ -70,13 +75,6 @@ def show(table, args, details=''):
             details=details,
         )
     )
-
-
-def say(lines, args):
-    """Lines for a person below the table (CSV and JSON stay the table alone)."""
-    if args.format == 'table':
-        for line in lines:
-            print(line)
 
 
 def references(args):

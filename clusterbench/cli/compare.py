@@ -52,8 +52,7 @@ def run(args):
     code = verdict.exit_code(table, args.strict)
     with reader_may_leave():
         common.announce_beside(args, references)
-        common.show(table, args, details)
-        common.say(notes, args)
+        common.show(table, args, details, notes)
     return code
 
 

@@ -15,8 +15,7 @@ def run(args):
     code = verdict.exit_code(table, args.strict)  # whether or not all is read
     with reader_may_leave():
         common.announce_beside(args, directory)
-        common.show(table, args)
-        common.say(notes, args)
+        common.show(table, args, notes=notes)
     return code
 
 

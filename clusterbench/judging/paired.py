@@ -22,9 +22,9 @@ A, B = 'A', 'B'
 #: The order of the legs of one block: a linear drift moves A and B alike.
 BLOCK_ORDER = (A, B, B, A)
 #: The verdict of a figure whose interval includes 1.
-NO_DIFFERENCE = 'no difference resolved'
+NO_DIFFERENCE = verdict.Kind.UNRESOLVED
 #: A figure measured in one arm only, or in fewer than two usable blocks.
-NOT_PAIRED = 'not paired'
+NOT_PAIRED = verdict.Kind.NOT_PAIRED
 
 COLUMNS = (
     'test',
@@ -143,7 +143,7 @@ def failure_rows(failed, names=None):
     return [
         (
             names.get(f.test, f.test), '-', '-', None, None, None, None, None, None,
-            0, 0, f'{verdict.FAILED} (arm {arm}, {f.phase}): {f.reason}',
+            0, 0, verdict.Verdict(verdict.FAILED, f'arm {arm}, {f.phase}: {f.reason}'),
         )
         for arm, f in failed
     ]  # fmt: skip

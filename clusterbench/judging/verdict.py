@@ -56,6 +56,11 @@ class Kind(enum.StrEnum):
     #: No result at all (a configuration that did not run the benchmark, a
     #: node without a battery result).
     MISSING = 'missing'
+    #: ``clusterbench ab``: B/A's interval contains 1 (the detail says the
+    #: smallest change the run could have resolved).
+    UNRESOLVED = 'no difference resolved'
+    #: ``clusterbench ab``: no block measured both A and B.
+    NOT_PAIRED = 'not paired'
 
     @property
     def fails_run(self):
