@@ -191,7 +191,9 @@ def test_baseline_records_three_sessions_and_writes_readable_references(recorded
     written = refs / 'local' / 'cgsolver.yaml'
     assert f'wrote {written}' in out
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'cgsolver.yaml').read_text())
-    (entry,) = prov['CGSolverCheck'].values()
+    # An entry's provenance is its list of versions (r4-refstore); a first
+    # record is one version.
+    ((entry,),) = prov['CGSolverCheck'].values()
     assert len(entry['sessions']) == 3
     gflops = entry['figures']['gflops']['reference']
     assert -gflops[1] >= floors.FLOORS['solver, one rank per node']
