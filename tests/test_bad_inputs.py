@@ -97,7 +97,7 @@ def test_01_unknown_check_in_a_reference_file(tmp_path):
     with open(path) as f:
         line = len(f.readlines()) + 1
     with open(path, 'a') as f:
-        f.write('NoSuchCheck:\n  local:default:\n    x: [1.0, -0.1, 0.1, s]\n')
+        f.write('NoSuchCheck:\n  local:default:\n    time: [1.0, -0.1, 0.1, s]\n')
     store.before = hashes(store.refs, store.results)
     result = references_check(store.refs)
     assert result.returncode == 1, result.stdout + result.stderr
