@@ -318,9 +318,22 @@ def test_10_disk_full_under_run_results(small_disk, tmp_path):
 
 def test_10_disk_full_under_report_output(small_disk, tmp_path):
     store = Store(tmp_path)
+    # The same report where there is room: how much its CSVs take (in tmpfs
+    # pages), so that the small disk keeps room for them and not for the HTML.
+    probe = tmp_path / 'probe' / 'r.html'
+    probe.parent.mkdir()
+    subprocess.run(
+        [tool('clusterbench'), 'report', str(store.earlier), '-o', str(probe)],
+        capture_output=True, text=True, cwd=PROJECT, timeout=300, check=True,
+    )  # fmt: skip
+    pages = sum(
+        -(-p.stat().st_size // 4096) * 4096
+        for p in (tmp_path / 'probe' / 'r-data').rglob('*')
+    )
+    assert probe.stat().st_size > 4 * 4096  # the HTML will not fit in the slack
     output = small_disk / 'r.html'
     output.write_text('the previous report')
-    fill(small_disk, leave=8192)  # room for the CSVs, not for the HTML
+    fill(small_disk, leave=pages + 2 * 4096)  # room for the CSVs, not the HTML
     result = subprocess.run(
         [tool('clusterbench'), 'report', str(store.earlier), '-o', str(output)],
         capture_output=True, text=True, cwd=PROJECT, timeout=300,

@@ -17,6 +17,7 @@ import time
 
 import pytest
 import rfm
+import verdicttable
 
 from clusterbench.results import confirm
 
@@ -218,9 +219,9 @@ def test_a_slowdown_in_every_run_fails(outgrown, tmp_path):
     code, out = _session(tmp_path, outgrown)
     assert SUMMARY + '1 still fail, 0 did not hold' in out, out[-3000:]
     table = out.split('Confirmation:')[-1]
-    (row,) = [line for line in table.splitlines() if ' time ' in line]
+    (row,) = [r for r in verdicttable.rows(table) if r['variable'] == 'time']
     # Judged on all three runs.
-    assert row.split()[-1] == 'SLOWER' and ' 3 ' in row, row
+    assert row['verdict'] == 'SLOWER' and row['n'] == '3', row
     assert len(_confirmation_report(tmp_path)) == 2
     assert code == 1, out[-3000:]
 
