@@ -4,6 +4,7 @@ from several spaced, interleaved sessions (see docs/baseline.md)."""
 import argparse
 import os
 
+from clusterbench.cli import common
 from clusterbench.cli.common import REFERENCES_HELP
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
@@ -106,16 +107,6 @@ def _record(args, references, rounds, recorded):
     baseline.record(rounds, args.spacing, one, say)
 
 
-def _sessions(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f'a number of sessions, 0 or more: {text!r}')
-    return value
-
-
 def _minutes(text):
     try:
         value = float(text)
@@ -151,7 +142,7 @@ def add_parser(sub):
     )
     base.add_argument(
         '--sessions',
-        type=_sessions,
+        type=common.count_of('sessions'),
         metavar='N',
         help='sessions to run (default 3; with --from, as many as make 3 '
         'undisturbed sessions)',

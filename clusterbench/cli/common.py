@@ -13,6 +13,23 @@ REFERENCES_HELP = (
 )
 
 
+def count_of(what):
+    """An argparse type: a whole number of *what*, 0 or more."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise argparse.ArgumentTypeError(
+                f'a number of {what}, 0 or more, not {text!r}'
+            )
+        return value
+
+    return parse
+
+
 def add_references(parser, help=REFERENCES_HELP):
     """``--references DIR``, the one name of a reference directory; the old
     spelling ``--directory`` still works, unlisted."""

@@ -112,16 +112,6 @@ def _show_table(session, strict, verbose, show_all):
     )
 
 
-def _runs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f'a number of runs, 0 or more, not {text!r}')
-    return value
-
-
 def add_parser(sub):
     run_ = sub.add_parser(
         'run', help='run the suite on a system with ReFrame, then print the verdicts'
@@ -168,7 +158,7 @@ def add_parser(sub):
     )
     run_.add_argument(
         '--confirm',
-        type=_runs,
+        type=common.count_of('runs'),
         default=confirm.DEFAULT_RUNS,
         metavar='N',
         help='on a partition with the noisy-host profile, run a test case with '
