@@ -328,7 +328,7 @@ def test_stream_is_built_by_the_check_and_validated(server, tmp_path):
     assert case['array_size'] >= stream_check.MIN_ARRAY_SIZE
     values = {k.rsplit(':', 1)[1]: v for k, v in case['perfvalues'].items()}
     assert set(values) == {f'stream_{k}' for k in ('copy', 'scale', 'add', 'triad')}
-    assert all(v[0] > 0 and v[4] == 'MB/s' for v in values.values())
+    assert all(v[0] > 0 and v[4] == 'GB/s' for v in values.values())
     with open(os.path.join(case['outputdir'], 'rfm_job.out')) as f:
         text = f.read()
     assert f'Array size = {case["array_size"]} (elements)' in text

@@ -372,3 +372,23 @@ def test_a_bare_kind_set_on_a_judged_figure_still_makes_a_row():
     (row,) = verdict.rows([judged], [])
     assert judged.kind is Kind.FASTER and row.verdict == Verdict(Kind.FASTER)
     assert verdict.exit_code([row], strict=True) == verdict.EXIT_STRICT
+
+
+@pytest.mark.parametrize(
+    'shown',
+    [
+        Verdict(Kind.INCONCLUSIVE, '+27 % inside -31/+31 %'),
+        Verdict(Kind.NO_REFERENCE),
+        Verdict(Kind.FLAGGED, 'OpenBLAS chose its generic Prescott kernel (x)'),
+        Verdict(Kind.UNRESOLVED, 'smallest resolved 3 %'),
+    ],
+)
+def test_a_csv_cell_reads_back_as_its_verdict(shown):
+    # A CI reading --format csv gets the kind back from the verdict column.
+    assert verdict.parse(str(shown)) == shown
+    assert verdict.kind(str(shown)) is shown.kind
+
+
+def test_an_unknown_verdict_word_is_refused():
+    with pytest.raises(ValueError):
+        verdict.kind('GREAT (+3 %)')

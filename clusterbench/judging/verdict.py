@@ -131,11 +131,22 @@ class Verdict:
 
 
 def kind(what):
-    """The Kind of a verdict, a table row, a judged figure or a kind."""
+    """The Kind of a verdict, a table row, a judged figure, a kind, or a
+    verdict's text as a CSV cell holds it (``KIND (detail)``)."""
     found = getattr(what, 'kind', what)
     if isinstance(found, Verdict):
         return found.kind
+    if isinstance(found, str) and found not in Kind._value2member_map_:
+        return parse(found).kind
     return Kind(found)
+
+
+def parse(text):
+    """The Verdict whose text (``str(verdict)``) is *text*."""
+    word, sep, rest = text.partition(' (')
+    if sep and rest.endswith(')'):
+        return Verdict(Kind(word), rest[:-1])
+    return Verdict(Kind(text))
 
 
 def bounds(reference, lower, upper):
