@@ -1,13 +1,16 @@
-"""`clusterbench references check|repair|update`: validate reference_data/,
-repair an interrupted update, propose (and write) new references."""
+"""`clusterbench references check|repair|update|show`: validate
+reference_data/, repair an interrupted update, propose (and write) new
+references, show every figure's band and its source."""
 
 import argparse
 import os
+import sys
 
 from clusterbench.cli import common
 from clusterbench.core import paths
-from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import disturbed, verdict
+from clusterbench.core.errors import ClusterbenchError, reader_may_leave
+from clusterbench.judging import disturbed, selection, verdict
+from clusterbench.references import bandtable
 from clusterbench.references import directory as refdir
 from clusterbench.references import floors as reffloors
 from clusterbench.references import provenance as refprov
@@ -119,6 +122,20 @@ def update(args):
     return 0
 
 
+def show(args):
+    root = refdir.resolve(args.references)
+    if args.system is not None:
+        selection.check_system_name(args.system)
+    site_configs = args.site_configs or paths.default('site_configs')
+    table = bandtable.rows(root, args.system, site_configs)
+    # Said once the table stands, so that an error stays one line; beside
+    # CSV or JSON on stderr, which keeps stdout the table alone.
+    with reader_may_leave():
+        refdir.announce(root, sys.stdout if args.format == 'table' else sys.stderr)
+        print(bandtable.render(table, args.format))
+    return 0
+
+
 KIND = 'kind'
 
 
@@ -211,3 +228,20 @@ def add_parser(sub):
         'default: only show it',
     )
     upd.set_defaults(func=update)
+    shw = refs_sub.add_parser(
+        'show',
+        help="every figure's band and its source: the references (sessions, "
+        'dates, spread between them) and the portable figures (default band '
+        'or site override)',
+    )
+    common.add_references(shw)
+    shw.add_argument(
+        '--system', help='only this system (or system:partition); default: all'
+    )
+    shw.add_argument(
+        '--site-configs',
+        help='where site overrides of portable bands are read (default: '
+        'site_configs here, else the packaged ones)',
+    )
+    shw.add_argument('--format', choices=('table', 'csv', 'json'), default='table')
+    shw.set_defaults(func=show)

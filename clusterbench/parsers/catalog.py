@@ -20,18 +20,19 @@ from clusterbench.parsers import (
     stream,
 )
 
-CATALOG = Catalog(
-    hpl.DECLARED,
-    hpcc.DECLARED,
-    hpcg.DECLARED,
-    stream.DECLARED,
-    npb.DECLARED,
-    cgsolver.DECLARED,
-    osu.DECLARED,
-    imb.DECLARED,
-    netpipe.DECLARED,
-    declarations.DECLARED,
-)
+#: The modules that declare figures, in the order their declarations count.
+MODULES = (hpl, hpcc, hpcg, stream, npb, cgsolver, osu, imb, netpipe, declarations)
+
+CATALOG = Catalog(*(module.DECLARED for module in MODULES))
+
+
+def declared_in(figure):
+    """``clusterbench/parsers/hpcc.py``: the module whose ``DECLARED`` holds
+    *figure* (the first, as the catalog keeps it)."""
+    for module in MODULES:
+        if figure in module.DECLARED:
+            return 'clusterbench/parsers/' + module.__name__.rsplit('.', 1)[1] + '.py'
+    return 'clusterbench/parsers'
 
 
 def bands_of(declared, where):

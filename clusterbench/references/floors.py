@@ -52,7 +52,8 @@ _SOLVER_TEST = re.compile(r'CGSolver|HPCG|NPB', re.I)
 _MEMORY = re.compile(r'stream|copy|scale|add|triad', re.I)
 
 
-def _one_rank(params):
+def one_rank(params):
+    """A test run on one rank per node, by its parameters."""
     ranks = params.get('ranks_per_node', params.get('num_tasks'))
     return str(ranks) == '1'
 
@@ -68,7 +69,7 @@ RULES = (
     ('HPL rate', lambda t, v, u, p: 'hpl' in v.lower() or t.startswith('HPL')),
     (
         'solver, one rank per node',
-        lambda t, v, u, p: bool(_SOLVER_TEST.search(t)) and _one_rank(p),
+        lambda t, v, u, p: bool(_SOLVER_TEST.search(t)) and one_rank(p),
     ),
     ('solver, all ranks', lambda t, v, u, p: bool(_SOLVER_TEST.search(t))),
     ('memory bandwidth', lambda t, v, u, p: bool(_MEMORY.search(v + ' ' + t))),

@@ -52,12 +52,17 @@ def place(samples):
 
 def short_name(samples):
     """``CGSolverCheck stencil=7 variant=pipelined / gflops``."""
+    test = short_test(samples.test, samples.index, samples.key)
+    return f'{test} / {samples.variable}'
+
+
+def short_test(test, index, key):
+    """``CGSolverCheck stencil=7 variant=pipelined``: the test and the
+    parameters of its ``$index`` key that are no place."""
     params = [
-        f'{name}={value}'
-        for name, value in zip(samples.index, samples.key)
-        if not _is_place(name)
+        f'{name}={value}' for name, value in zip(index, key) if not _is_place(name)
     ]
-    return ' '.join([samples.test, *params]) + f' / {samples.variable}'
+    return ' '.join([test, *params])
 
 
 def _band(entry):

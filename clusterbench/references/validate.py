@@ -357,18 +357,24 @@ def _wide(path, keys, node, remaining):
 def machine_kinds(site_configs_dir):
     """{cpu_kind: [system:partition, ...]} of every partition of the site
     configs (``extras.cpu_kind``, computed when a config loads)."""
-    import runpy
-
     kinds = {}
     for path in sorted(glob.glob(os.path.join(site_configs_dir, '*.py'))):
-        config = runpy.run_path(path).get('site_configuration')
-        for system in (config or {}).get('systems', []):
-            for part in system.get('partitions', []):
-                kind = (part.get('extras') or {}).get('cpu_kind')
-                if kind:
-                    where = f'{system["name"]}:{part["name"]}'
-                    kinds.setdefault(str(kind), []).append(where)
+        for where, extras in partition_extras(path):
+            kind = extras.get('cpu_kind')
+            if kind:
+                kinds.setdefault(str(kind), []).append(where)
     return kinds
+
+
+def partition_extras(path):
+    """(system:partition, extras) of every partition of the site config
+    *path* (run as ReFrame loads it)."""
+    import runpy
+
+    config = runpy.run_path(path).get('site_configuration')
+    for system in (config or {}).get('systems', []):
+        for part in system.get('partitions', []):
+            yield f'{system["name"]}:{part["name"]}', part.get('extras') or {}
 
 
 def kind_entries(path):

@@ -1,0 +1,379 @@
+"""Every figure's band and where it comes from, as one table a person reads
+(`clusterbench references show`).
+
+One row per reference figure of a reference directory: where it applies
+(system:partition, environment, CPU kind), the test's short name with its
+parameters, the figure and unit, the reference, its band, the sessions it
+was made from (their number and dates, from the provenance) and the spread
+measured between them; then one row per portable figure: its default band
+and the declaration that holds it, or a site's override
+(``extras.portable_bands``).
+
+A band wider than :data:`WIDE` on its bad side (as ``references check``
+measures it: a share near zero in points of the whole) is named in the
+``note`` column with the measured spread that made it wide: the reader sees
+which figures cannot resolve a 10 % change, and why.
+"""
+
+import dataclasses
+import glob
+import io
+import json
+import os
+import re
+import textwrap
+from dataclasses import dataclass
+
+from clusterbench.core import csvfile
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import stats, verdict, vocabulary
+from clusterbench.parsers import catalog
+from clusterbench.references import directory as refdir
+from clusterbench.references import floors, proposalview, provenance, yamlfile
+from clusterbench.references import validate as refdata
+
+#: A band wider than this on its bad side cannot flag a 10 % regression.
+WIDE = verdict.DETECTION_THRESHOLD
+#: A report path names its session's start: ``local/20261124T104659/...``.
+_STAMP = re.compile(r'(?:^|/)(\d{4})(\d{2})(\d{2})T\d{6}(?:/|$)')
+#: The kinds of figure a core's arithmetic bounds (references.floors).
+COMPUTE_KINDS = ('DGEMM rate', 'HPL rate')
+
+
+@dataclass
+class Row:
+    system: str
+    environ: str
+    cpu_kind: str
+    test: str
+    figure: str
+    unit: str
+    #: The reference value (None for a portable figure: its band is absolute).
+    reference: object
+    #: The band as written: relative to the reference, or absolute (portable).
+    lower: object
+    upper: object
+    band: str
+    #: 'compute-bound', '1-rank' or '' (figure_class).
+    kind: str
+    #: 'sessions', 'no provenance', 'portable default' or 'site override'.
+    source: str
+    #: The file that holds the band (provenance, declaration or site config).
+    where: str
+    sessions: object
+    dates: str
+    #: Robust relative spread of the session medians (None when unknown).
+    spread: object
+    #: Why the band is what it is: 'wide: ...' or a portable band's source.
+    note: str
+
+    @property
+    def portable(self):
+        return self.reference is None
+
+    @property
+    def wide(self):
+        return self.note.startswith('wide')
+
+
+COLUMNS = tuple(Row.__dataclass_fields__)
+
+
+def figure_class(test, variable, unit, params):
+    """'compute-bound' for a figure of a kind that a core's arithmetic bounds
+    (DGEMM, HPL: references.floors), '1-rank' for a figure of a test run on
+    one rank per node (its ``ranks_per_node`` or ``num_tasks`` parameter),
+    else ''."""
+    if floors.kind_of(test, variable, unit, params) in COMPUTE_KINDS:
+        return 'compute-bound'
+    return '1-rank' if floors.one_rank(params) else ''
+
+
+def rows(root, system=None, site_configs=None):
+    """The rows of every reference under *root* (of *system* only, when
+    given), then those of the portable figures."""
+    if not os.path.isdir(root):
+        raise ClusterbenchError(f'{root}: no such reference directory')
+    refdata.check_directory(root)
+    systems = refdir.systems(root)
+    if system is not None:
+        name = system.split(':')[0]
+        if name not in systems:
+            have = ', '.join(systems) or 'none'
+            raise ClusterbenchError(
+                f'{root}: no references of system {name!r} (systems: {have})'
+            )
+        systems = [name]
+    found = []
+    for name in systems:
+        found += _system_rows(os.path.join(root, name), system)
+    more = portable_rows(site_configs, system)
+    if (
+        system
+        and ':' in system
+        and not found
+        and not any(r.system == system for r in more)
+    ):
+        raise ClusterbenchError(
+            f'{root}: no references of partition {system!r} and no portable '
+            f'band of it in {site_configs}'
+        )
+    return found + more
+
+
+def _system_rows(directory, only):
+    sessions = provenance.load(provenance.sessions_path(directory)) or {}
+    found = []
+    for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
+        name = os.path.basename(path)
+        prov_path = os.path.join(directory, provenance.PROVENANCE_DIR, name)
+        prov = provenance.records(provenance.load(prov_path))
+        for test, index, key, leaf in _leaves(yamlfile.load(path)):
+            params = dict(zip(index, key))
+            where = str(params.get('$partition') or os.path.basename(directory))
+            if only and ':' in only and where != only:
+                continue
+            entry = (prov.get(test) or {}).get(provenance.where(key))
+            version = provenance.current(entry) if entry else None
+            made = provenance.figures(entry) if entry else {}
+            place = Row(
+                where, str(params.get('$environ', '')),
+                str(params.get('cpu_kind', '')),
+                proposalview.short_test(test, index, key), '', '', None, None,
+                None, '', '', *_source(version, prov_path, sessions), None, '',
+            )  # fmt: skip
+            for variable, entry_ in leaf.items():
+                if isinstance(entry_, list) and entry_ and entry_[0] == '$xfail':
+                    entry_ = entry_[2]
+                found.append(
+                    _reference_row(place, test, params, variable, entry_, made)
+                )
+    return found
+
+
+def _leaves(refs):
+    """(test, $index, key, {figure: tuple}) of every entry of a parsed
+    reference file (validated: its levels are mappings)."""
+    for test, body in (refs or {}).items():
+        if not isinstance(body, dict):
+            continue
+        index = tuple(body.get('$index') or ['$partition'])
+        levels = [((), {k: v for k, v in body.items() if k != '$index'})]
+        for _ in index:
+            levels = [
+                ((*key, k), v)
+                for key, level in levels
+                if isinstance(level, dict)
+                for k, v in level.items()
+            ]
+        for key, leaf in levels:
+            if isinstance(leaf, dict):
+                yield test, index, key, leaf
+
+
+def _reference_row(place, test, params, variable, entry, made):
+    ref, lower, upper = entry[:3]
+    unit = entry[3] if len(entry) > 3 else ''
+    medians = ((made or {}).get(variable) or {}).get('session_medians') or []
+    spread = stats.relative_spread(medians) if len(medians) > 1 else None
+    width = verdict.bad_side_width(variable, unit, ref, lower, upper) if ref else 0
+    note = ''
+    if width > WIDE:
+        if spread is None:
+            note = 'wide: no spread between sessions recorded'
+        else:
+            note = f'wide: the sessions lay {_reach(medians, ref)} from it'
+    return dataclasses.replace(
+        place,
+        figure=variable,
+        unit=unit,
+        reference=ref,
+        lower=lower,
+        upper=upper,
+        band=_band_text(variable, unit, ref, lower, upper),
+        kind=figure_class(test, variable, unit, params),
+        spread=None if spread is None else round(spread, 4),
+        note=note,
+    )
+
+
+def _band_text(variable, unit, ref, lower, upper):
+    """The band in the words its verdict uses: relative to the reference,
+    or for a share near zero its range in points of the whole."""
+    if vocabulary.is_share(variable, unit):
+        low, high = verdict.bounds(ref, lower, upper)
+        return f'{max(low, 0):g}..{high:.3g} {unit}'
+    return _pct_band(lower, upper)
+
+
+def _pct_band(lower, upper):
+    """``±11 %``, ``-100 %/+161 %`` or ``-5 %/+∞``."""
+
+    def pct(t, sign):
+        return f'{sign}∞' if t is None else f'{t * 100:+.0f} %'
+
+    if lower is not None and upper is not None and -lower == upper:
+        return f'±{upper * 100:.0f} %'
+    return f'{pct(lower, "-")}/{pct(upper, "+")}'
+
+
+def _reach(medians, ref):
+    """The session medians' lowest and highest, relative to the reference."""
+    low, high = min(medians) / ref - 1, max(medians) / ref - 1
+    return f'{low * 100:+.0f} %..{high * 100:+.0f} %'
+
+
+def _source(version, prov_path, sessions):
+    """(source, where, sessions, dates) of a reference entry."""
+    if version is None:
+        return 'no provenance', prov_path, None, ''
+    ids = version.get('sessions') or []
+    return 'sessions', prov_path, len(ids), _dates(version, ids, sessions)
+
+
+def _dates(version, ids, sessions):
+    """The first and last day of the sessions a reference was made from, by
+    their report paths (a session's directory is its start), else the day
+    it was made."""
+    days = sorted(
+        f'{m[1]}-{m[2]}-{m[3]}'
+        for path in version.get('reports') or []
+        for m in [_STAMP.search(str(path))]
+        if m
+    )
+    if not days:
+        made = str(version.get('made') or '')[:10]
+        return f'made {made}' if made else ''
+    return days[0] if days[0] == days[-1] else f'{days[0]}..{days[-1]}'
+
+
+def portable_rows(site_configs=None, system=None):
+    """The default band of every portable figure, with the declaration that
+    holds it and its source; then each site override of the partitions of
+    the site configs in *site_configs* (of *system* only, when given)."""
+    found = [
+        _portable_row(
+            '*', figure, figure.band, 'portable default', catalog.declared_in(figure)
+        )
+        for figure in catalog.CATALOG.portable()
+    ]
+    for where, path, name, band in site_bands(site_configs, system):
+        figure = catalog.CATALOG.declared(name)
+        found.append(_portable_row(where, figure, band, 'site override', path))
+    return found
+
+
+def _portable_row(system, figure, band, source, where):
+    return Row(
+        system=system, environ='*', cpu_kind='*', test='', figure=figure.name,
+        unit=figure.unit, reference=None, lower=band.lower, upper=band.upper,
+        band=f'{band.lower:g}..{band.upper:g} {figure.unit}'.strip(), kind='',
+        source=source, where=where, sessions=None, dates='', spread=None,
+        note=band.source,
+    )  # fmt: skip
+
+
+def site_bands(site_configs, system=None):
+    """(system:partition, config path, figure, Band) of every
+    ``extras.portable_bands`` of the site configs in the directory
+    *site_configs* (none when None)."""
+    if not site_configs:
+        return []
+    found = []
+    for path in sorted(glob.glob(os.path.join(site_configs, '*.py'))):
+        for where, extras in refdata.partition_extras(path):
+            if system and system not in (where, where.split(':')[0]):
+                continue
+            declared = extras.get('portable_bands')
+            if declared is not None:
+                bands = catalog.bands_of(declared, f'{path}: {where}')
+                found += [(where, path, name, band) for name, band in bands.items()]
+    return found
+
+
+def render(table, fmt='table'):
+    """The rows as a person's table, CSV or JSON."""
+    if fmt == 'csv':
+        out = io.StringIO()
+        writer = csvfile.writer(out, lineterminator='\n')
+        writer.writerow(COLUMNS)
+        writer.writerows([_csv_cell(v) for v in dataclasses.astuple(r)] for r in table)
+        return out.getvalue().rstrip('\n')
+    if fmt == 'json':
+        return json.dumps([dataclasses.asdict(r) for r in table], indent=1)
+    return '\n'.join([*text(table), '', *summary(table)])
+
+
+def _csv_cell(value):
+    return '' if value is None else value
+
+
+def text(table):
+    """Lines for a person: a heading per place (system:partition,
+    environment, CPU kind), under it a line per test with its sources, and a
+    line per figure; then the portable figures, each with its source."""
+    refs = [r for r in table if not r.portable]
+    cells = [_figure_cells(r) for r in refs]
+    widths = [max([len(c[i]) for c in cells] or [0]) for i in range(5)]
+    lines, place, test = [], None, None
+    for row, cell in zip(refs, cells):
+        if (row.system, row.environ, row.cpu_kind) != place:
+            place = (row.system, row.environ, row.cpu_kind)
+            kind = f', CPU {row.cpu_kind}' if row.cpu_kind else ''
+            lines += ['' if lines else None, f'{row.system}, {row.environ}{kind}']
+            test = None
+        if row.test != test:
+            test = row.test
+            lines.append(f'  {row.test}: {_sources(row)}')
+        line = '  '.join(c.ljust(w) for c, w in zip(cell, widths))
+        lines.append(f'    {line}  {row.note}'.rstrip())
+    lines = [line for line in lines if line is not None]
+    portable = [r for r in table if r.portable]
+    if portable:
+        lines += ['', 'portable figures: judged in every run, references or not']
+        width = max(len(r.figure) for r in portable)
+        bands = max(len(r.band) for r in portable)
+        for row in portable:
+            where = '' if row.system == '*' else f' of {row.system}'
+            lines.append(
+                f'  {row.figure:{width}}  {row.band:{bands}}  '
+                f'{row.source}{where} ({row.where})'
+            )
+            lines += textwrap.wrap(
+                row.note, 100, initial_indent=' ' * 6, subsequent_indent=' ' * 6
+            )
+    return lines
+
+
+def _sources(row):
+    if row.source != 'sessions':
+        return f'{row.source} ({row.where})'
+    plural = 's' if row.sessions != 1 else ''
+    return f'{row.sessions} session{plural}, {row.dates} ({row.where})'
+
+
+def _figure_cells(row):
+    spread = '' if row.spread is None else f'spread {row.spread * 100:4.1f} %'
+    return (
+        row.figure,
+        f'{row.reference:g} {row.unit}'.strip(),
+        row.band,
+        row.kind,
+        spread,
+    )
+
+
+def summary(table):
+    """The closing lines: how many bands are wide, in all and among the
+    compute-bound and 1-rank figures."""
+    refs = [r for r in table if not r.portable]
+    named = [r for r in refs if r.kind]
+    limit = f'±{WIDE * 100:.0f} %'
+    return [
+        f'{len(refs)} reference figure(s), {sum(r.wide for r in refs)} with a '
+        f'band wider than {limit} on its bad side (compute-bound and 1-rank: '
+        f'{sum(r.wide for r in named)} of {len(named)})',
+        f'{len(table) - len(refs)} portable band(s), default or site override',
+        f'spread: 1.4826 x MAD / median of the session medians (about one '
+        f'standard deviation); wide: a {limit} regression stays inside the band',
+    ]
