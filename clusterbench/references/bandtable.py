@@ -178,7 +178,7 @@ def _reference_row(place, test, params, variable, entry, made):
     spread = stats.relative_spread(medians) if len(medians) > 1 else None
     width = verdict.bad_side_width(variable, unit, ref, lower, upper) if ref else 0
     note = ''
-    if width > WIDE:
+    if refdata.wider(width, WIDE):
         if spread is None:
             note = 'wide: no spread between sessions recorded'
         else:
