@@ -140,6 +140,15 @@ def test_system_filter_and_bad_input(tmp_path):
     one_line_error(show(*common), f'{refs}/mysys/bad.yaml:3', "'one' is not a number")
 
 
+def test_a_site_config_that_does_not_load_is_one_line(tmp_path):
+    refs, sites = crafted(tmp_path)
+    (sites / 'broken.py').write_text("raise RuntimeError('half-edited')\n")
+    one_line_error(
+        show('--references', str(refs), '--site-configs', str(sites)),
+        f'{sites}/broken.py: cannot load: half-edited',
+    )
+
+
 def test_a_bad_site_override_is_one_line(tmp_path):
     refs, sites = crafted(tmp_path, bands="{'hpl': [1, 2]}")
     one_line_error(

@@ -12,6 +12,7 @@ import re
 
 import yaml
 
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import store as refstore
@@ -377,7 +378,12 @@ def partition_extras(path):
     *path* (run as ReFrame loads it)."""
     import runpy
 
-    config = runpy.run_path(path).get('site_configuration')
+    try:
+        config = runpy.run_path(path).get('site_configuration')
+    except ClusterbenchError:
+        raise  # common.py's builders refused a name, at the config's line
+    except Exception as err:  # noqa: BLE001 - a site file can raise anything
+        raise ClusterbenchError(f'{path}: cannot load: {err}') from None
     for system in (config or {}).get('systems', []):
         for part in system.get('partitions', []):
             yield f'{system["name"]}:{part["name"]}', part.get('extras') or {}
