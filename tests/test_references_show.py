@@ -79,7 +79,7 @@ def test_crafted_directory_as_csv(tmp_path):
     }
     gflops = rows['CGSolverCheck ranks_per_node=1', 'gflops', 'sessions']
     assert gflops['system'] == 'mysys:cpu' and gflops['cpu_kind'] == 'X-1-2'
-    assert (gflops['reference'], gflops['band'], gflops['kind']) == (
+    assert (gflops['reference'], gflops['band'], gflops['figure_class']) == (
         '100.0',
         '±5 %',
         '1-rank',
@@ -88,10 +88,14 @@ def test_crafted_directory_as_csv(tmp_path):
     assert float(gflops['spread']) == 0.0148  # 1.4826 x MAD 1 / median 100
     assert gflops['note'] == ''
     time = rows['CGSolverCheck ranks_per_node=1', 'time', 'sessions']
-    assert (time['band'], time['kind']) == ('±50 %', '1-rank')
+    assert (time['band'], time['figure_class']) == ('±50 %', '1-rank')
     assert time['note'] == 'wide: the sessions lay -20 %..+20 % from it'
     hpl = rows['HPLCheck', 'hpl', 'no provenance']
-    assert (hpl['kind'], hpl['sessions'], hpl['spread']) == ('compute-bound', '', '')
+    assert (hpl['figure_class'], hpl['sessions'], hpl['spread']) == (
+        'compute-bound',
+        '',
+        '',
+    )
     assert hpl['note'] == 'wide: no spread between sessions recorded'
     override = rows['', 'hpl_peak_efficiency', 'site override']
     assert (override['system'], override['band']) == ('mysys:cpu', '70..95 %')
@@ -172,7 +176,11 @@ def test_shipped_references():
     assert len(wide) == len(refdata.wide_tolerances('reference_data/local'))
     assert all(r['spread'] is not None for r in wide)
     (hpl,) = [r for r in refs if r['figure'] == 'hpl' and 'AMD-25-17' == r['cpu_kind']]
-    assert (hpl['band'], hpl['kind'], hpl['sessions']) == ('±11 %', 'compute-bound', 14)
+    assert (hpl['band'], hpl['figure_class'], hpl['sessions']) == (
+        '±11 %',
+        'compute-bound',
+        14,
+    )
     assert hpl['dates'] == '2026-11-24'
     # Every portable band names the declaration that holds it.
     for row in (r for r in rows if r['source'] == 'portable default'):

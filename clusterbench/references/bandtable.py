@@ -54,8 +54,8 @@ class Row:
     lower: object
     upper: object
     band: str
-    #: 'compute-bound', '1-rank' or '' (figure_class).
-    kind: str
+    #: 'compute-bound', '1-rank' or '' (see figure_class()).
+    figure_class: str
     #: 'sessions', 'no provenance', 'portable default' or 'site override'.
     source: str
     #: The file that holds the band (provenance, declaration or site config).
@@ -122,7 +122,8 @@ def rows(root, system=None, site_configs=None):
 
 
 def _system_rows(directory, only):
-    sessions = provenance.load(provenance.sessions_path(directory)) or {}
+    """The rows of the references of one system directory (of partition
+    *only*, when it names one)."""
     found = []
     for path in sorted(glob.glob(os.path.join(directory, '*.yaml'))):
         name = os.path.basename(path)
@@ -136,11 +137,14 @@ def _system_rows(directory, only):
             entry = (prov.get(test) or {}).get(provenance.where(key))
             version = provenance.current(entry) if entry else None
             made = provenance.figures(entry) if entry else {}
+            source, sessions, dates = _source(version)
             place = Row(
-                where, str(params.get('$environ', '')),
-                str(params.get('cpu_kind', '')),
-                proposalview.short_test(test, index, key), '', '', None, None,
-                None, '', '', *_source(version, prov_path, sessions), None, '',
+                system=where, environ=str(params.get('$environ', '')),
+                cpu_kind=str(params.get('cpu_kind', '')),
+                test=proposalview.short_test(test, index, key), figure='',
+                unit='', reference=None, lower=None, upper=None, band='',
+                figure_class='', source=source, where=prov_path, sessions=sessions,
+                dates=dates, spread=None, note='',
             )  # fmt: skip
             for variable, entry_ in leaf.items():
                 if isinstance(entry_, list) and entry_ and entry_[0] == '$xfail':
@@ -191,7 +195,7 @@ def _reference_row(place, test, params, variable, entry, made):
         lower=lower,
         upper=upper,
         band=_band_text(variable, unit, ref, lower, upper),
-        kind=figure_class(test, variable, unit, params),
+        figure_class=figure_class(test, variable, unit, params),
         spread=None if spread is None else round(spread, 4),
         note=note,
     )
@@ -223,15 +227,15 @@ def _reach(medians, ref):
     return f'{low * 100:+.0f} %..{high * 100:+.0f} %'
 
 
-def _source(version, prov_path, sessions):
-    """(source, where, sessions, dates) of a reference entry."""
+def _source(version):
+    """(source, number of sessions, dates) of a reference entry whose
+    provenance's version in use is *version* (None: no provenance)."""
     if version is None:
-        return 'no provenance', prov_path, None, ''
-    ids = version.get('sessions') or []
-    return 'sessions', prov_path, len(ids), _dates(version, ids, sessions)
+        return 'no provenance', None, ''
+    return 'sessions', len(version.get('sessions') or []), _dates(version)
 
 
-def _dates(version, ids, sessions):
+def _dates(version):
     """The first and last day of the sessions a reference was made from, by
     their report paths (a session's directory is its start), else the day
     it was made."""
@@ -267,7 +271,7 @@ def _portable_row(system, figure, band, source, where):
     return Row(
         system=system, environ='*', cpu_kind='*', test='', figure=figure.name,
         unit=figure.unit, reference=None, lower=band.lower, upper=band.upper,
-        band=f'{band.lower:g}..{band.upper:g} {figure.unit}'.strip(), kind='',
+        band=f'{band.lower:g}..{band.upper:g} {figure.unit}'.strip(), figure_class='',
         source=source, where=where, sessions=None, dates='', spread=None,
         note=band.source,
     )  # fmt: skip
@@ -358,7 +362,7 @@ def _figure_cells(row):
         row.figure,
         f'{row.reference:g} {row.unit}'.strip(),
         row.band,
-        row.kind,
+        row.figure_class,
         spread,
     )
 
@@ -367,7 +371,7 @@ def summary(table):
     """The closing lines: how many bands are wide, in all and among the
     compute-bound and 1-rank figures."""
     refs = [r for r in table if not r.portable]
-    named = [r for r in refs if r.kind]
+    named = [r for r in refs if r.figure_class]
     limit = f'±{WIDE * 100:.0f} %'
     return [
         f'{len(refs)} reference figure(s), {sum(r.wide for r in refs)} with a '
