@@ -140,19 +140,15 @@ def study(figs, rule, k):
     return wide, outside, total, len(red), len(sessions)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('directory', nargs='?', default='reference_data/local')
-    parser.add_argument('--k', type=float, default=3.0)
-    args = parser.parse_args(argv)
-    figs = [f for f in figures_of(args.directory) if f[1]]
+def report(kind_name, figs, k):
+    """The table and the list of wide figures of one CPU kind."""
     sessions = max((len(f[-1]) for f in figs), default=0)
-    print(f'source: {args.directory}: {len(figs)} compute-bound and 1-rank '
+    print(f'CPU kind {kind_name}: {len(figs)} compute-bound and 1-rank '
           f'figures, up to {sessions} sessions each')  # fmt: skip
     print(f'{"rule":9} {"wide":>11} {"held-out figures outside":>25} '
           f'{"sessions red":>13}')  # fmt: skip
     for rule in ('shipped', 'baseline', 'spread', 'fixed'):
-        wide, outside, total, red, seen = study(figs, rule, args.k)
+        wide, outside, total, red, seen = study(figs, rule, k)
         held = f'{outside} of {total} ({outside / total:.0%})' if total else '-'
         reds = f'{red} of {seen}' if seen else '-'
         print(f'{rule:9} {wide:3d} ({wide / len(figs):4.0%}) {held:>25} {reds:>13}')
@@ -160,12 +156,28 @@ def main(argv=None):
           'the spread between sessions (1.4826 x MAD / median):')  # fmt: skip
     for place, kind, test, var, unit, params, _, by_session in sorted(figs):
         medians = list(by_session.values())
-        centre, tol = band_of('baseline', medians, test, var, unit, params, args.k)
+        centre, tol = band_of('baseline', medians, test, var, unit, params, k)
         if wider(width(var, unit, centre, tol)):
             low, high = min(medians) / centre - 1, max(medians) / centre - 1
             print(f'  {place} [{kind}]: ±{tol:.0%}, spread '
                   f'{stats.relative_spread(medians):.1%}, sessions '
                   f'{low:+.0%}..{high:+.0%}')  # fmt: skip
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('directory', nargs='?', default='reference_data/local')
+    parser.add_argument('--k', type=float, default=3.0)
+    args = parser.parse_args(argv)
+    # The target is per kind of machine: each CPU kind is counted alone.
+    by_kind = {}
+    for fig in figures_of(args.directory):
+        if fig[1]:
+            by_kind.setdefault(str(fig[5].get('cpu_kind', '-')), []).append(fig)
+    print(f'source: {args.directory}')
+    for kind_name, figs in sorted(by_kind.items()):
+        print()
+        report(kind_name, figs, args.k)
 
 
 if __name__ == '__main__':

@@ -119,8 +119,12 @@ def test_crafted_directory_as_text(tmp_path):
     assert time.split()[1:6] == ['10', 's', '±50', '%', '1-rank']
     assert time.endswith('wide: the sessions lay -20 %..+20 % from it')
     assert (
-        '3 reference figure(s), 2 with a band wider than ±10 % on its bad side '
-        '(compute-bound and 1-rank: 2 of 3)'
+        'CPU X-1-2: 2 reference figure(s), 1 with a band wider than ±10 % on its '
+        'bad side (compute-bound and 1-rank: 1 of 2)'
+    ) in lines
+    assert (
+        'any CPU: 1 reference figure(s), 1 with a band wider than ±10 % on its '
+        'bad side (compute-bound and 1-rank: 1 of 1)'
     ) in lines
 
 

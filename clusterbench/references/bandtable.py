@@ -368,15 +368,22 @@ def _figure_cells(row):
 
 
 def summary(table):
-    """The closing lines: how many bands are wide, in all and among the
-    compute-bound and 1-rank figures."""
-    refs = [r for r in table if not r.portable]
-    named = [r for r in refs if r.figure_class]
+    """The closing lines: per CPU kind, how many bands are wide, in all and
+    among the compute-bound and 1-rank figures (the target is per kind)."""
     limit = f'±{WIDE * 100:.0f} %'
+    refs = [r for r in table if not r.portable]
+    lines = []
+    for kind in sorted({r.cpu_kind for r in refs}):
+        mine = [r for r in refs if r.cpu_kind == kind]
+        named = [r for r in mine if r.figure_class]
+        lines.append(
+            f'{f"CPU {kind}" if kind else "any CPU"}: {len(mine)} reference '
+            f'figure(s), {sum(r.wide for r in mine)} with a band wider than '
+            f'{limit} on its bad side (compute-bound and 1-rank: '
+            f'{sum(r.wide for r in named)} of {len(named)})'
+        )
     return [
-        f'{len(refs)} reference figure(s), {sum(r.wide for r in refs)} with a '
-        f'band wider than {limit} on its bad side (compute-bound and 1-rank: '
-        f'{sum(r.wide for r in named)} of {len(named)})',
+        *lines,
         f'{len(table) - len(refs)} portable band(s), default or site override',
         f'spread: 1.4826 x MAD / median of the session medians (about one '
         f'standard deviation); wide: a {limit} regression stays inside the band',
