@@ -136,11 +136,21 @@ def test_system_filter_and_bad_input(tmp_path):
     assert {r['system'] for r in json.loads(result.stdout)} == {'mysys:cpu', '*'}
     one_line_error(
         show(*common, '--system', 'atlantis'),
-        f'{refs}: no references of system ',
-        'atlantis',
-        '(systems: mysys)',
+        f"{refs}: no references of 'atlantis' (systems with references: mysys)",
     )
     one_line_error(show(*common, '--system', 'mysys:gpu'), "'mysys:gpu'")
+    # A system without references still shows its own portable bands.
+    (sites / 'other.py').write_text(
+        (SITE % "{'hpl_dgemm_efficiency': [50, 99]}").replace('mysys', 'other')
+    )
+    result = show(*common, '--system', 'other', '--format', 'json')
+    assert result.returncode == 0, result.stderr
+    (override,) = [r for r in json.loads(result.stdout) if r['system'] != '*']
+    assert (override['system'], override['figure'], override['band']) == (
+        'other:cpu',
+        'hpl_dgemm_efficiency',
+        '50..99 %',
+    )
     one_line_error(show(*common, '--system', 'a b'), "--system 'a b'")
     (refs / 'mysys' / 'bad.yaml').write_text(
         "T:\n  's:p':\n    bandwidth: [one, -0.1, 0.1, 'GB/s']\n"

@@ -91,32 +91,25 @@ def figure_class(test, variable, unit, params):
 
 def rows(root, system=None, site_configs=None):
     """The rows of every reference under *root* (of *system* only, when
-    given), then those of the portable figures."""
+    given: ``name`` or ``name:partition``), then those of the portable
+    figures; a system with neither references nor a site override is one
+    line naming the systems that have references."""
     if not os.path.isdir(root):
         raise ClusterbenchError(f'{root}: no such reference directory')
     refdata.check_directory(root)
     systems = refdir.systems(root)
+    chosen = systems
     if system is not None:
-        name = system.split(':')[0]
-        if name not in systems:
-            have = ', '.join(systems) or 'none'
-            raise ClusterbenchError(
-                f'{root}: no references of system {name!r} (systems: {have})'
-            )
-        systems = [name]
+        chosen = [name for name in systems if name == system.split(':')[0]]
     found = []
-    for name in systems:
+    for name in chosen:
         found += _system_rows(os.path.join(root, name), system)
     more = portable_rows(site_configs, system)
-    if (
-        system
-        and ':' in system
-        and not found
-        and not any(r.system == system for r in more)
-    ):
+    if system and not found and all(r.system == '*' for r in more):
+        have = ', '.join(systems) or 'none'
         raise ClusterbenchError(
-            f'{root}: no references of partition {system!r} and no portable '
-            f'band of it in {site_configs}'
+            f'{root}: no references of {system!r} (systems with references: '
+            f'{have}) and no portable band of it in {site_configs}'
         )
     return found + more
 
