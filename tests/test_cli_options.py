@@ -14,6 +14,7 @@ WITH_REFERENCES = (
     ['references', 'check'],
     ['references', 'repair'],
     ['references', 'update', '--from', 'r.json'],
+    ['references', 'show'],
 )
 
 
