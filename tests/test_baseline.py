@@ -279,3 +279,37 @@ def test_references_update_takes_the_floors_of_the_kinds(tmp_path):
     bad = command(tmp_path, *args, '--floor', 'wide')
     assert bad.returncode == 2 and 'Traceback' not in bad.stderr
     assert 'a relative tolerance (e.g. 0.05) or "kind", not \'wide\'' in bad.stderr
+
+
+def _named(name, value, disturbed_by=''):
+    case = _case(value, disturbed_by)
+    case.update(name=name, display_name=name)
+    case['perfvalues'] = {
+        f'local:default:{name.lower()}': case['perfvalues'].pop('local:default:bw')
+    }
+    return case
+
+
+def test_complete_only_writes_the_figures_three_sessions_back(tmp_path):
+    # On a shared machine a 2-rank figure is often DISTURBED: the others are
+    # still recorded, and the short one is named and left without reference.
+    reports = [
+        _report(
+            tmp_path / f'r{i}.json',
+            f's{i}',
+            _named('Steady', 10.0 + i),
+            _named('Shaky', 5.0, "ranks' CPU share 80 %" if i == 2 else ''),
+        )
+        for i in range(3)
+    ]
+    refs = tmp_path / 'refs'
+    args = ('baseline', '--references', str(refs), '--sessions', '0', '--from')
+    refused = command(tmp_path, *args, *reports)
+    assert refused.returncode == 2 and 'with --complete-only' in refused.stderr
+    assert not refs.exists()
+    result = command(tmp_path, *args, *reports, '--complete-only')
+    assert result.returncode == 0, result.stderr
+    assert 'stay without a reference' in result.stdout
+    assert '    - Shaky / shaky (2)' in result.stdout
+    written = (refs / 'local' / 't.yaml').read_text()
+    assert 'Steady' in written and 'Shaky' not in written

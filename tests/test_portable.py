@@ -66,11 +66,16 @@ def _case(name, environ, values, units, **facts):
     }
 
 
+def _zen4(entries):
+    """The entries of AMD-25-17 (the files hold other CPU kinds too)."""
+    return {k: v for k, v in entries.items() if '/AMD-25-17/' in k}
+
+
 def zen4_sessions():
     """The 14 stored healthy sessions of AMD-25-17, rebuilt as run reports
     from the session medians their references were made from."""
-    (hpcc,) = refprov.records(refprov.load(HPCC))['HPCCCheck'].values()
-    cg = refprov.records(refprov.load(CGSOLVER))['CGSolverCheck']
+    (hpcc,) = _zen4(refprov.records(refprov.load(HPCC))['HPCCCheck']).values()
+    cg = _zen4(refprov.records(refprov.load(CGSOLVER))['CGSolverCheck'])
     reports = refprov.current(hpcc)['reports']
     sessions = []
     for i in range(len(reports)):
@@ -223,23 +228,38 @@ def test_compare_judges_portable_figures_and_exits_on_a_named_fault():
     worse = {row[3] for row in rows if row[-1] == verdict.WORSE}
     assert worse == {'dgemm_peak_efficiency', 'hpl_peak_efficiency'}
     assert 'no references' not in done.stdout + done.stderr  # the table alone
-    # Below the table for a person: one line, then a few of context.
+    # This kind has references, made for other cases than this trimmed
+    # session's: one line says so, never "no references for Intel-6-207".
     done = clusterbench(*args)
     assert done.returncode == 1, done.stderr
+    (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith('no ')]
+    assert line.startswith(
+        'no figure of this run found a reference, although '
+        f'{os.path.join(PROJECT, "reference_data")} has references for Intel-6-207'
+    )
+
+
+def test_a_kind_without_references_is_guided_to_make_them():
+    # Below the table for a person: one line, then a few of context.
+    references = os.path.join(PROJECT, 'reference_data')
+    done = clusterbench(
+        'compare', os.path.join(ZEN3, 'report.json'), '--references', references
+    )
     lines = done.stdout.splitlines()
     (line,) = [ln for ln in lines if ln.startswith('no references for')]
     assert line == (
-        f'no references for Intel-6-207 in {os.path.join(PROJECT, "reference_data")}'
-        ' (there are for AMD-25-17): make them with: '
-        'clusterbench baseline --system local'
+        f'no references for AMD-25-1 in {references} (there are for AMD-25-17, '
+        'Intel-6-207): make them with: clusterbench baseline --system local'
     )
     context = lines[lines.index(line) + 1 :]
-    assert context[0].startswith('context, not a verdict')
-    assert [ln.split()[0] for ln in context[1:4]] == [
+    assert context[0].startswith(
+        'context, not a verdict: this run against the references of AMD-25-17'
+    )
+    assert {ln.split()[0] for ln in context[1:4]} == {
         'HPCCCheck',
         'CGSolverCheck',
         'NetPIPECheck',
-    ]
+    }
     assert context[4] == ''  # and no more
 
 

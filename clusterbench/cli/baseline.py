@@ -49,13 +49,15 @@ def run(args):
     for line in proposalview.lines(found.proposals, references):
         print(line)
     why_not = baseline.refusal(found, args.system)
+    if why_not and args.complete_only:
+        found = _complete_only(found, why_not)
+    elif args.dry_run and why_not:
+        print(f'\n{why_not}')
+    elif why_not and not args.force:
+        raise ClusterbenchError(why_not)
     if args.dry_run:
-        if why_not:
-            print(f'\n{why_not}')
         print('\n(dry run: nothing written)')
         return 0
-    if why_not and not args.force:
-        raise ClusterbenchError(why_not)
     os.makedirs(references, exist_ok=True)
     written = refupdate.write(
         found.proposals, references, found.reports, results=args.results, notes=done
@@ -65,6 +67,28 @@ def run(args):
     for path in written:
         print(f'wrote {path}')
     return 0
+
+
+def _complete_only(found, why_not):
+    """*found* without the figures fewer sessions back, named."""
+    short = found.short()
+    print(
+        f'\nbaseline: --complete-only: {len(short)} figure(s) with fewer than '
+        f'{baseline.MIN_SESSIONS} undisturbed sessions stay without a reference '
+        '(`no reference` in every run until recorded; sessions in brackets):'
+    )
+    heading = None
+    for prop in short:
+        here = proposalview.place(prop.samples)
+        if here != heading:
+            print(f'  {here}')
+            heading = here
+        sessions = len(prop.samples.sessions)
+        print(f'    - {proposalview.short_name(prop.samples)} ({sessions})')
+    found = found.complete()
+    if not found.proposals:
+        raise ClusterbenchError(why_not)
+    return found
 
 
 def _record(args, references, rounds, recorded):
@@ -190,6 +214,13 @@ def add_parser(sub):
         action='store_true',
         help=f'write even when a figure has fewer than {baseline.MIN_SESSIONS} '
         'undisturbed sessions',
+    )
+    base.add_argument(
+        '--complete-only',
+        action='store_true',
+        help=f'write only the figures that {baseline.MIN_SESSIONS} undisturbed '
+        'sessions back; the others stay without a reference, named (on a '
+        'shared machine where some figures are often DISTURBED)',
     )
     base.add_argument(
         '--dry-run',

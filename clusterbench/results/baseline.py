@@ -83,6 +83,12 @@ class Baseline:
         """The proposals that fewer than *minimum* sessions back."""
         return [p for p in self.proposals if len(p.samples.sessions) < minimum]
 
+    def complete(self, minimum=MIN_SESSIONS):
+        """This baseline without the proposals that fewer than *minimum*
+        sessions back (they stay without a reference: visible, not guessed)."""
+        kept = [p for p in self.proposals if len(p.samples.sessions) >= minimum]
+        return Baseline(self.reports, kept, self.left_out)
+
 
 def fewest_sessions(reports):
     """The fewest undisturbed sessions of *reports* behind any figure (0
@@ -130,5 +136,6 @@ def refusal(baseline, system, minimum=MIN_SESSIONS):
     return (
         f'baseline: {what}{left if baseline.left_out else ""}; {minimum} are '
         f'needed: record more with `clusterbench baseline --system {system} '
-        f'--sessions {minimum - fewest} --from {dirs}`, or write these with --force'
+        f'--sessions {minimum - fewest} --from {dirs}`, write the others alone '
+        f'with --complete-only, or write these too with --force'
     )

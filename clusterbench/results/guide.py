@@ -122,6 +122,13 @@ def lines(judged, cases, directory):
     who = ', '.join(mine) or 'this machine'
     if not kinds:
         return [f'no references for {who} in {directory}: make them with: {command}']
+    if mine and set(mine) <= set(kinds):
+        return [
+            f'no figure of this run found a reference, although {directory} has '
+            f'references for {who}: they were made for other tests, parameters '
+            f'or partitions (`clusterbench references show` lists them); make '
+            f'these with: {command}'
+        ]
     out = [
         f'no references for {who} in {directory} (there are for '
         f'{", ".join(sorted(kinds))}): make them with: {command}'
