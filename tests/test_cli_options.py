@@ -56,3 +56,39 @@ def test_the_help_lists_only_the_new_names(capsys):
         parse('references', 'check', '-h')
     # There it is the tolerance check's own option.
     assert '  --max-tolerance FRACTION' in capsys.readouterr().out
+
+
+#: The options naming a file or directory a command reads (or writes) by default.
+PATH_OPTIONS = ('--config', '--checks', '--references', '--site-configs')
+
+
+def _subparsers(top, prefix=()):
+    """(command words, parser) of every subcommand, nested ones too."""
+    import argparse
+
+    for action in top._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*prefix, name), sub
+                yield from _subparsers(sub, (*prefix, name))
+
+
+def test_every_path_option_says_its_default():
+    from clusterbench.cli import acceptance
+
+    found = list(_subparsers(parser()))
+    found += [(('acceptance', *w), p) for w, p in _subparsers(acceptance.parser())]
+    said = []
+    for words, sub in found:
+        for action in sub._actions:
+            named = set(action.option_strings) & set(PATH_OPTIONS)
+            if named and action.help:
+                said.append(' '.join(words))
+                # Where a default comes from is core.paths': say so.
+                assert 'default: ' in action.help, (words, action.help)
+                assert action.default is None, (words, action.option_strings)
+                if '--references' not in named:
+                    assert 'here, else' in action.help, (words, action.help)
+    for command in ('run', 'ab', 'baseline', 'compare', 'trend', 'report'):
+        assert command in said
+    assert 'acceptance battery' in said and 'references update' in said

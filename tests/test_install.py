@@ -14,7 +14,7 @@ import sys
 import sysconfig
 
 import pytest
-from conftest import PROJECT
+from conftest import FIXTURES, PROJECT
 from rfm import captured
 
 SETUP = os.path.join(PROJECT, 'scripts', 'setup.sh')
@@ -153,12 +153,12 @@ def installed(tmp_path_factory):
     return venv, env, outside
 
 
-def _run(installed, *cmd, more=None):
+def _run(installed, *cmd, more=None, cwd=None):
     venv, env, outside = installed
     env = {**env, 'PATH': f'{venv / "bin"}:{env["PATH"]}', **(more or {})}
     # Only the fresh venv's environment (env is complete: none of this one's).
     env.update({k: None for k in os.environ if k not in env})
-    return captured(list(cmd), env=env, cwd=outside, timeout=300)
+    return captured(list(cmd), env=env, cwd=cwd or outside, timeout=300)
 
 
 def test_installed_wheel_runs_from_outside_the_source_tree(installed):
@@ -238,8 +238,108 @@ def test_the_wheels_defaults_find_its_packaged_tree(installed):
     # The history where the docs say: results/ of the launch directory.
     assert (outside / 'results' / 'results.db').is_file()
     assert list((outside / 'results' / 'perflogs' / 'local').rglob('*.log'))
+    # --history reads that database through the wheel's site config.
+    (report,) = (outside / 'results' / 'local').glob('*/report.json')
+    since = ('--history', 'now-1d:now')
+    compare = _run(installed, 'clusterbench', 'compare', str(report), *since)
+    assert compare.returncode in (0, 3), compare.stdout[-3000:] + compare.stderr
+    assert 'CGSolverCheck' in compare.stdout
+    trend = _run(installed, 'clusterbench', 'trend', 'iterations$', *since)
+    assert trend.returncode == 0, trend.stdout + trend.stderr
+    assert 'CGSolverCheck' in trend.stdout and '1 session' in trend.stdout
+    html = _run(installed, 'clusterbench', 'report', *since)
+    assert html.returncode == 0, html.stdout + html.stderr
+    assert (outside / 'results' / 'report.html').is_file()
     check = _run(installed, 'clusterbench', 'references', 'check')
     assert check.returncode == 0, check.stdout + check.stderr
     envs = _run(installed, 'clusterbench', 'spack-envs')
     assert envs.returncode == 0, envs.stdout + envs.stderr
     assert 'Spack environments and their locks follow the conventions' in envs.stdout
+
+
+#: A whole stored session of an AMD Zen 3 host, for the commands that need
+#: no run.
+SESSION = os.path.join(FIXTURES, 'sessions', 'AMD-25-1', 'report.json')
+
+
+def _files(directory):
+    """The files under *directory*, compiled bytecode aside."""
+    return {
+        os.path.join(root, name)
+        for root, dirs, names in os.walk(directory)
+        for name in names
+        if not name.endswith('.pyc')
+    }
+
+
+def test_every_command_reads_the_wheels_defaults(installed, fixtures_dir, tmp_path):
+    # No --config, --checks or --references, from a directory that has none
+    # of them (issue 30): what a command reads is the wheel's; what it writes
+    # goes where it was started, never into the venv.
+    venv = installed[0]
+    before = _files(venv)
+    tree = _run(installed, 'clusterbench', 'paths', 'references').stdout.strip()
+    tree = os.path.dirname(tree)
+    here = tmp_path / 'anywhere'
+    here.mkdir()
+
+    def clusterbench(*args):
+        ran = _run(
+            installed,
+            'clusterbench',
+            *args,
+            cwd=here,
+            more={'RFM_REFERENCE_PREFIX': None, 'CLUSTERBENCH_LOCK_DIR': str(here)},
+        )
+        assert 'Traceback' not in ran.stderr, ran.stderr
+        return ran
+
+    compare = clusterbench('compare', SESSION)
+    assert compare.returncode in (0, 1, 3), compare.stderr
+    assert 'HPCCCheck' in compare.stdout
+    trend = clusterbench('trend', 'hpl$', SESSION)
+    assert trend.returncode == 0, trend.stderr
+    assert (here / 'results' / 'trend.csv').is_file()
+    report = clusterbench('report', SESSION)
+    assert report.returncode == 0, report.stderr
+    assert (here / 'results' / 'report.html').is_file()
+    # Judged against the wheel's references (no stored outputs: FAILED rows).
+    replay = clusterbench('replay', SESSION)
+    assert replay.returncode == 1, replay.stderr
+    assert f'references: {tree}/reference_data\n' in replay.stdout
+    # The wheel's site config and checks: the config named in the one line.
+    ab = clusterbench('ab', '--partitions', 'default', 'nosuch')
+    assert ab.returncode == 2
+    assert ab.stderr.strip() == (
+        'clusterbench: error: --system local:nosuch: local has no partition '
+        f'nosuch in {tree}/site_configs/local.py (it has default)'
+    )
+    # The battery: the wheel's config and checks, its directory here (no
+    # test selected: ReFrame loads both, runs nothing and writes no report).
+    battery = clusterbench(
+        'acceptance', 'battery', '--system', 'local', '--only', 'fabric',
+        '--', '-n', '^NoSuchCheck$',
+    )  # fmt: skip
+    assert battery.returncode == 2, battery.stdout + battery.stderr
+    (log,) = (here / 'results' / 'acceptance' / 'local').glob('*/fabric/reframe.out')
+    assert str(log) in battery.stderr
+    setup = log.read_text()
+    assert f'{tree}/site_configs/local.py' in setup, setup
+    assert f'{tree}/reframe_checks/fabric.py' in setup, setup
+    # References are written here, never into the wheel's copy.
+    proposal = clusterbench('references', 'update', '--from', SESSION)
+    assert proposal.returncode == 0, proposal.stderr
+    assert proposal.stdout.startswith('references: reference_data\n')
+    assert not (here / 'reference_data').exists()
+    written = clusterbench('references', 'update', '--from', SESSION, '--write')
+    assert written.returncode == 0, written.stderr
+    assert (here / 'reference_data' / 'local' / 'hpcc.yaml').is_file()
+    check = clusterbench('references', 'check')
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.startswith('references: reference_data\n')
+    baseline = clusterbench('baseline', '--dry-run', '--from', SESSION)
+    assert baseline.returncode == 0, baseline.stderr
+    assert '\nreferences: reference_data\n' in baseline.stdout
+    envs = clusterbench('spack-envs')
+    assert envs.returncode == 0, envs.stdout + envs.stderr
+    assert _files(venv) == before

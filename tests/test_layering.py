@@ -24,7 +24,7 @@ ROOT_PACKAGE = 'clusterbench'
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE_DIR = os.path.join(PROJECT, ROOT_PACKAGE)
 #: The project's own Python, for the length rule.
-SOURCE_DIRS = ('clusterbench', 'tests', 'benchmarks', 'reframe_checks', 'site_configs')
+SOURCE_DIRS = ('clusterbench', 'tests', 'evaluation', 'reframe_checks', 'site_configs')
 MAX_LINES = 600
 ROOT_FILES = {'__init__.py', '__main__.py'}
 ARCHITECTURE = os.path.join(PROJECT, 'ARCHITECTURE.md')

@@ -5,7 +5,7 @@ two reruns each) recorded with `references update --write`, then a fourth
 session judged against them: ReFrame resolves what was written, and every
 figure's verdict follows from where it fell in the band written. Whether an
 unchanged run stays inside its band is a claim about this machine's noise,
-not about the code: benchmarks/flag_detection.py measures it (its
+not about the code: evaluation/flag_detection.py measures it (its
 false-flag rate); a 1.5 ms solve here fell outside a 3-session band in
 about one session of ten. The rule itself (per-session medians, reach,
 shares) is tested on synthetic samples in tests/test_refupdate.py.
@@ -207,7 +207,7 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
 def test_session_holdout_judges_each_session_by_the_others(recorded):
     _, reports, _ = recorded
     ran = rfm.captured(
-        [sys.executable, 'benchmarks/session_holdout.py', '--min-sessions', '2',
+        [sys.executable, 'evaluation/session_holdout.py', '--min-sessions', '2',
          *reports]
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -170,6 +170,32 @@ def test_the_references_in_use_judge_the_points(six, tmp_path):
     assert {float(r['reference']) for r in rows} == {50.0}
 
 
+def test_a_test_at_two_nodes_is_a_series_of_its_own(history):
+    tmp, _ = history
+    # Three sessions at one node (59 iterations), three at two (50): one
+    # series would step by -15 %; they are two, each level.
+    dirs = ['s0']
+    for i in (1, 2):
+        dirs.append(f'n1-{i}')
+        again(tmp, 's0', dirs[-1], i)
+    for i, source in enumerate(('s1', 's2', 's2')):
+        dirs.append(f'n2-{i}')
+        again(tmp, source, dirs[-1], 10 + i, num_nodes=2, job_nodelist=['a', 'b'])
+    result = trend_command(
+        tmp, 'CGSolverCheck.*:iterations$', *[str(tmp / d) for d in dirs],
+        '-o', str(tmp / 'nodes'),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = [x for x in result.stdout.splitlines() if 'iterations (' in x]
+    assert len(lines) == 2, result.stdout
+    two = [x for x in lines if ', 2 nodes):' in x]
+    assert len(two) == 1, lines
+    for line in lines:
+        assert '3 sessions, no change point' in line, line
+    rows = list(csv.DictReader(io.StringIO((tmp / 'nodes.csv').read_text())))
+    assert sorted(r['nodes'] for r in rows) == ['1'] * 3 + ['2'] * 3
+
+
 def test_sessions_at_one_level_have_no_change_point(history):
     tmp, _ = history
     # Sessions 2 and 3 (same tolerance), as stored session directories.

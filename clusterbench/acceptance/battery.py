@@ -13,9 +13,9 @@ import sys
 import time
 
 from clusterbench.acceptance import links, nodes, reports
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PARTS = {
     'nodes': ('acceptance.py', 'node', ['--distribute']),
     'fabric': ('fabric.py', 'fabric', []),
@@ -40,7 +40,7 @@ def session(config, system, prefix, part, environ, extra=(), timeout=1800):
         '--system',
         system,
         '-c',
-        os.path.join(PROJECT, 'reframe_checks', checks),
+        os.path.join(paths.get('checks'), checks),
         '-t',
         f'^{tag}$',
         '-p',
@@ -61,7 +61,6 @@ def session(config, system, prefix, part, environ, extra=(), timeout=1800):
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 timeout=timeout,
-                cwd=PROJECT,
                 check=False,
             )
         except subprocess.TimeoutExpired:
@@ -89,8 +88,10 @@ def run(
 ):
     """The whole battery (or *only* ``nodes`` or ``fabric``); prints the
     tables, returns the exit code."""
+    # Beside the checkout; from a wheel in the launch directory, as the
+    # results of `clusterbench run` (never into the installed package).
     prefix = prefix or os.path.join(
-        PROJECT,
+        os.getcwd() if paths.installed() else paths.CHECKOUT,
         'results',
         'acceptance',
         system.replace(':', '-'),

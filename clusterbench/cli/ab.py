@@ -4,8 +4,8 @@ one session, and print each figure's ratio B/A with its 95 % interval."""
 import argparse
 import sys
 
-from clusterbench.cli.common import REFERENCES_HELP
-from clusterbench.core import scriptnames
+from clusterbench.cli import common
+from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import paired, verdict
 from clusterbench.references import directory as refdir
@@ -51,8 +51,8 @@ def run(args):
             )
         extra = list(args.reframe_args)
         prefix = ab.run(
-            args.config or f'site_configs/{args.system.split(":")[0]}.py',
-            args.checks,
+            args.config or paths.system_config(args.system),
+            args.checks or paths.default('checks'),
             arms(args),
             args.results,
             refdir.resolve(args.references),
@@ -117,10 +117,10 @@ def add_parser(sub):
     p.add_argument(
         '--system', default='local', help='system or system:partition (default: local)'
     )
-    p.add_argument('--config', help='site config (default: site_configs/<system>.py)')
-    p.add_argument('--checks', default='reframe_checks')
+    p.add_argument('--config', help=common.CONFIG_HELP)
+    p.add_argument('--checks', help=common.CHECKS_HELP)
     p.add_argument('--results', default='results')
-    p.add_argument('--references', metavar='DIR', help=REFERENCES_HELP)
+    p.add_argument('--references', metavar='DIR', help=common.REFERENCES_HELP)
     p.add_argument('--format', choices=('table', 'csv', 'json'), default='table')
     p.add_argument(
         '--strict',

@@ -8,6 +8,8 @@ import argparse
 import json
 
 from clusterbench.acceptance import battery, links, nodes, reports, scaling
+from clusterbench.cli.common import CONFIG_HELP
+from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError, parse_and_run
 
 
@@ -97,7 +99,7 @@ def _battery(args):
     if extra and extra[0] == '--':
         extra = extra[1:]
     return battery.run(
-        args.config or f'site_configs/{args.system.split(":")[0]}.py',
+        args.config or paths.system_config(args.system),
         args.system,
         prefix=args.prefix,
         environ=args.environ,
@@ -151,7 +153,7 @@ def parser():
         'battery', help='run the node battery (all nodes at once) and the fabric'
     )
     bat.add_argument('--system', default='box:compute', help='system:partition')
-    bat.add_argument('--config', help='site config (default: site_configs/<system>.py)')
+    bat.add_argument('--config', help=CONFIG_HELP)
     bat.add_argument('--environ', default='gnu-openmpi')
     bat.add_argument('--prefix', help='output directory (default: results/acceptance/)')
     bat.add_argument('--nodes', help='the nodes expected (a,b,c): missing ones fail')

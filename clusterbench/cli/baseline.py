@@ -5,7 +5,6 @@ import argparse
 import os
 
 from clusterbench.cli import common
-from clusterbench.cli.common import REFERENCES_HELP
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection
@@ -17,7 +16,7 @@ from clusterbench.results import baseline, runner
 
 def run(args):
     selection.check_system_name(args.system)
-    references = refdir.resolve(args.references)
+    references = refdir.written(args.references)
     given, notes = baseline.reports_of(args.reports or [])
     rounds = args.sessions
     if rounds is None:
@@ -94,11 +93,7 @@ def _complete_only(found, why_not):
 def _record(args, references, rounds, recorded):
     config = args.config or paths.system_config(args.system)
     checks = args.checks or paths.default('checks')
-    for path, what in ((config, 'site config'), (checks, 'check directory')):
-        if not os.path.exists(path):
-            raise ClusterbenchError(
-                f'{path}: no such {what} (run from the project root or pass its path)'
-            )
+    runner.check_inputs(config, checks, [args.system])
 
     extra = list(args.reframe_args)
     if args.wait_quiet:
@@ -151,18 +146,14 @@ def add_parser(sub):
     base.add_argument(
         '--system', default='local', help='system or system:partition (default: local)'
     )
-    base.add_argument(
-        '--config', help='site config (default: site_configs/<system>.py)'
-    )
-    base.add_argument(
-        '--checks', help='check directory (default: reframe_checks here, else ours)'
-    )
+    base.add_argument('--config', help=common.CONFIG_HELP)
+    base.add_argument('--checks', help=common.CHECKS_HELP)
     base.add_argument('--results', default='results')
     base.add_argument(
         '--references',
         metavar='DIR',
-        help=REFERENCES_HELP + '; the sessions are judged against it and the '
-        'references are written into it',
+        help=common.WRITTEN_REFERENCES_HELP + '; the sessions are judged '
+        'against it and the references are written into it',
     )
     base.add_argument(
         '--sessions',

@@ -4,12 +4,29 @@ reference directory they announce and how a table of verdicts is printed."""
 import argparse
 import sys
 
+from clusterbench.core import paths
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
 
+#: Where each default comes from (core.paths): the current directory's, else
+#: clusterbench's own, the checkout's or the wheel's (`clusterbench paths`).
+OURS = "clusterbench's own (see `clusterbench paths`)"
 REFERENCES_HELP = (
-    'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data)'
+    'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data/ '
+    f'here, else {OURS})'
+)
+#: A command that writes references never writes into the wheel's copy.
+WRITTEN_REFERENCES_HELP = (
+    'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data/ '
+    "here, else the checkout's; from a wheel, reference_data/ here, made if "
+    'needed)'
+)
+CONFIG_HELP = f'site config (default: site_configs/<system>.py here, else {OURS})'
+CHECKS_HELP = f'check directory (default: reframe_checks/ here, else {OURS})'
+HISTORY_CONFIG_HELP = (
+    'site config whose results database --history reads (default: '
+    f'site_configs/local.py here, else {OURS})'
 )
 
 
@@ -35,6 +52,19 @@ def add_references(parser, help=REFERENCES_HELP):
     spelling ``--directory`` still works, unlisted."""
     parser.add_argument('--references', metavar='DIR', help=help)
     parser.add_argument('--directory', dest='references', help=argparse.SUPPRESS)
+
+
+def add_history_config(parser):
+    """``--config``, the site config whose results database ``--history``
+    reads; see :func:`history_config`."""
+    parser.add_argument('--config', help=HISTORY_CONFIG_HELP)
+
+
+def history_config(args):
+    """The site config of ``--history``: ``--config``, else ``local``'s, the
+    current directory's or clusterbench's own (every system's database is
+    the same results/results.db unless a site config moves it)."""
+    return args.config or paths.system_config('local')
 
 
 def add_verdict_arguments(parser):
@@ -94,10 +124,10 @@ def show(table, args, details='', notes=()):
     )
 
 
-def references(args):
-    """The reference directory of this command, announced as the header line
-    of its text output."""
-    directory = refdir.resolve(args.references)
+def references(args, written=False):
+    """The reference directory of this command (one that is *written*: see
+    refdir.written), announced as the header line of its text output."""
+    directory = (refdir.written if written else refdir.resolve)(args.references)
     refdir.announce(directory)
     return directory
 

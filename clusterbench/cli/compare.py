@@ -36,7 +36,7 @@ def run(args):
     if args.against:
         baseline = _load_all(args.against, references, against)[0]
     elif args.history:
-        baseline = history.figures(args.history, args.config)
+        baseline = history.figures(args.history, common.history_config(args))
     judged = verdict.group(
         figures, baseline, tolerance=args.tolerance, threshold=args.threshold
     )
@@ -76,11 +76,7 @@ def add_parser(sub):
         help="judge against stored sessions of ReFrame's results "
         "database, e.g. 'now-7d:now'",
     )
-    cmp.add_argument(
-        '--config',
-        default='site_configs/local.py',
-        help='site config whose results database --history reads',
-    )
+    common.add_history_config(cmp)
     cmp.add_argument(
         '--tolerance',
         type=float,

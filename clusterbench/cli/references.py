@@ -67,7 +67,7 @@ def check(args):
 
 
 def repair(args):
-    root = common.references(args)
+    root = common.references(args, written=True)
     if not os.path.isdir(root):
         raise ClusterbenchError(f'{root}: no such reference directory')
     done, problems = [], []
@@ -84,7 +84,7 @@ def repair(args):
 
 
 def update(args):
-    directory = common.references(args)
+    directory = common.references(args, written=True)
     left_out = disturbed.LeftOut()
     groups = samples.collect(args.reports, left_out)
     by_kind = args.floor == KIND
@@ -158,9 +158,9 @@ def add_parser(sub):
     # `references check DIR`, the old spelling, kept working.
     chk.add_argument('old_directory', nargs='?', help=argparse.SUPPRESS)
     chk.add_argument(
-        '--site-configs', help='default: site_configs here, else the packaged ones'
+        '--site-configs', help=f'default: site_configs/ here, else {common.OURS}'
     )
-    chk.add_argument('--checks', help='default: reframe_checks here, else ours')
+    chk.add_argument('--checks', help=common.CHECKS_HELP)
     chk.add_argument(
         '--max-tolerance',
         type=float,
@@ -175,7 +175,7 @@ def add_parser(sub):
         help='complete (roll forward) or undo (roll back) an interrupted '
         '`references update --write`',
     )
-    common.add_references(fix)
+    common.add_references(fix, help=common.WRITTEN_REFERENCES_HELP)
     fix.set_defaults(func=repair)
     upd = refs_sub.add_parser(
         'update',
@@ -190,7 +190,7 @@ def add_parser(sub):
         metavar='REPORT',
         help='ReFrame JSON run reports',
     )
-    common.add_references(upd)
+    common.add_references(upd, help=common.WRITTEN_REFERENCES_HELP)
     upd.add_argument(
         '--results',
         default='results',

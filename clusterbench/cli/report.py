@@ -20,7 +20,13 @@ def add_parser(sub):
         'every plot beside it) from run reports and/or the results database',
     )
     add_arguments(rpt)
-    rpt.set_defaults(func=report.run)
+    rpt.set_defaults(func=run)
+
+
+def run(args):
+    if args.history:
+        args.config = common.history_config(args)
+    return report.run(args)
 
 
 def parser(prog='clusterbench report'):
@@ -47,11 +53,7 @@ def add_arguments(p):
         help="also take the sessions of ReFrame's results database matching "
         "QUERY, e.g. 'now-7d:now'",
     )
-    p.add_argument(
-        '--config',
-        default='site_configs/local.py',
-        help='site config whose results database --history reads',
-    )
+    common.add_history_config(p)
     p.add_argument(
         '-o',
         '--output',
@@ -75,4 +77,4 @@ def add_arguments(p):
 
 
 def main(argv=None):
-    return run_command('clusterbench', report.run, parser().parse_args(argv))
+    return run_command('clusterbench', run, parser().parse_args(argv))

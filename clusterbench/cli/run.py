@@ -5,7 +5,6 @@ import argparse
 import sys
 
 from clusterbench.cli import common
-from clusterbench.cli.common import REFERENCES_HELP
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import selection, verdict
@@ -119,18 +118,13 @@ def add_parser(sub):
     run_.add_argument(
         '--system', default='local', help='system or system:partition (default: local)'
     )
-    run_.add_argument(
-        '--config',
-        help='site config (default: site_configs/<system>.py here, else the '
-        'packaged one)',
-    )
-    run_.add_argument(
-        '--checks', help='check directory (default: reframe_checks here, else ours)'
-    )
+    run_.add_argument('--config', help=common.CONFIG_HELP)
+    run_.add_argument('--checks', help=common.CHECKS_HELP)
     run_.add_argument('--results', default='results')
     common.add_references(
         run_,
-        help=REFERENCES_HELP + '; ReFrame is given the same (RFM_REFERENCE_PREFIX)',
+        help=common.REFERENCES_HELP
+        + '; ReFrame is given the same (RFM_REFERENCE_PREFIX)',
     )
     common.add_verdict_arguments(run_)
     run_.add_argument(

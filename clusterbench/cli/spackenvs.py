@@ -77,8 +77,8 @@ def add_parser(sub):
     envs.add_argument(
         'directory',
         nargs='?',
-        help='default: spack_envs here (also when absent beside site_configs/: '
-        'the site has none), else ours',
+        help='default: spack_envs/ here (also when absent beside site_configs/: '
+        "the site has none), else clusterbench's own (see `clusterbench paths`)",
     )
     envs.set_defaults(func=lambda args: check(_directory(args.directory)))
 

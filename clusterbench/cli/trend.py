@@ -7,6 +7,7 @@ ones ReFrame recorded in each report (as `compare` judges)."""
 import os
 import sys
 
+from clusterbench.cli import common
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import disturbed, trend
 from clusterbench.references import directory as refdir
@@ -24,7 +25,7 @@ def run(args):
         found = replay.find_report(path)
         datas.append((found, runreport.load(found)))
     if args.history:
-        for session in history.sessions(args.history, args.config):
+        for session in history.sessions(args.history, common.history_config(args)):
             uuid = (session.get('session_info') or {}).get('uuid', '?')
             datas.append((f'stored session {uuid}', session))
     references = refdir.chosen(args.references)
@@ -74,11 +75,7 @@ def add_parser(sub):
         metavar='QUERY',
         help="sessions of ReFrame's results database, e.g. 'now-30d:now'",
     )
-    trd.add_argument(
-        '--config',
-        default='site_configs/local.py',
-        help='site config whose results database --history reads',
-    )
+    common.add_history_config(trd)
     trd.add_argument(
         '-o',
         '--output',

@@ -67,6 +67,14 @@ def default(name):
     return here if os.path.isdir(here) else get(name)
 
 
+def written(name):
+    """The directory *name* a command writes into by default (references):
+    :func:`default`'s, but never the copy packaged with the wheel (read-only
+    in a shared venv, lost at the next install): from a wheel, the current
+    directory's, made when first written."""
+    return DIRECTORIES[name] if installed() else default(name)
+
+
 def system_config(system):
     """The site config of *system* (``name`` or ``name:partition``) a command
     reads by default: ``site_configs/<name>.py`` of the current directory if

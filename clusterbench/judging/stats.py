@@ -174,7 +174,7 @@ def session_band(sessions, floor, k=3.0, absolute_floor=None, margin=None):
     is ``max(floor, k x spread, reach + margin)`` where *reach* is the
     relative distance from the centre to the farthest session median (at
     least half their range): a figure seen in two modes is covered in both.
-    *margin* is *floor* unless given (benchmarks/session_holdout.py weighs
+    *margin* is *floor* unless given (evaluation/session_holdout.py weighs
     other margins: a smaller one catches more 10 % slowdowns of the steady
     figures and turns more held-out sessions red).
     With one session its samples' spread is all there is. *absolute_floor*

@@ -104,10 +104,15 @@ class Series:
     points: list = field(default_factory=list)
     change: Optional[Change] = None
     drift: Optional[Drift] = None
+    #: Nodes of the test case (0: the report does not say); a test at 1 and
+    #: at 2 nodes is two series, never one that steps.
+    nodes: int = 0
 
     @property
     def title(self):
         where = f'{self.system}:{self.partition}, {self.environ}'
+        if self.nodes > 1:
+            where += f', {self.nodes} nodes'
         return f'{self.test} {self.variable} ({where})'
 
 
@@ -126,6 +131,7 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
         for judged in verdict.group(figures):
             if not regex.search(f'{judged.test}:{judged.variable}'):
                 continue
+            nodes = max((o.num_nodes for o in judged.origins), default=0)
             key = (
                 judged.test,
                 judged.system,
@@ -133,9 +139,9 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
                 judged.environ,
                 judged.variable,
             )
-            series = found.get(key)
+            series = found.get((*key, nodes))
             if series is None:
-                series = found[key] = Series(*key, judged.unit)
+                series = found[(*key, nodes)] = Series(*key, judged.unit, nodes=nodes)
             if judged.disturbed and left_out is not None:
                 left_out.add(judged.disturbed, uuid, len(judged.values))
             series.points.append(
@@ -235,6 +241,7 @@ CSV_HEADER = (
     'system',
     'partition',
     'environment',
+    'nodes',
     'variable',
     'unit',
     'session',
@@ -265,6 +272,7 @@ def csv_text(series_list):
                     s.system,
                     s.partition,
                     s.environ,
+                    s.nodes or '',
                     s.variable,
                     s.unit,
                     p.session,

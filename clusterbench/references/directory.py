@@ -1,9 +1,12 @@
 """Which reference directory a command reads: one rule for every command.
 
 ``--references DIR`` wins, then ``RFM_REFERENCE_PREFIX`` (the variable with
-which ReFrame itself is pointed at a reference directory), then the project's
-``reference_data/``. Every command says which directory it read: a header line
-of text output, on stderr beside CSV or JSON (which stay clean on stdout).
+which ReFrame itself is pointed at a reference directory), then
+``reference_data/`` of the current directory, then the project's (the
+checkout's, or the wheel's packaged copy; a command that writes references
+never writes into that copy: it writes into the current directory's).
+Every command says which directory it read: a header line of text output,
+on stderr beside CSV or JSON (which stay clean on stdout).
 
 That directory is a root: the references of system X are in its
 subdirectory ``X/`` (``reference_data/local/hpcc.yaml``, provenance in
@@ -35,6 +38,13 @@ def resolve(option=None):
     ``reference_data`` here if there, else the project tree's (the checkout's,
     or the one packaged with the wheel)."""
     return option or os.environ.get(ENV) or paths.default('references')
+
+
+def written(option=None):
+    """The reference directory a command writes into: as :func:`resolve`,
+    but from a wheel the current directory's ``reference_data``, never the
+    packaged copy."""
+    return option or os.environ.get(ENV) or paths.written('references')
 
 
 def chosen(option=None):

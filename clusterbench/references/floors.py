@@ -4,7 +4,7 @@ A reference made from few sessions cannot see how much sessions differ: three
 sessions that happen to agree give a band that the next healthy session
 leaves. Each kind of figure therefore has a floor, learnt from the spread
 between sessions of figures of that kind on the hosts with data
-(:data:`SOURCE`; ``benchmarks/baseline_floors.py`` derives and prints it):
+(:data:`SOURCE`; ``evaluation/baseline_floors.py`` derives and prints it):
 twice the median, over the kind's figures, of the robust relative spread of
 the session medians (about 95 % of a kind's healthy sessions stay inside),
 rounded up to a whole percent and never below :data:`MINIMUM`.
@@ -20,9 +20,9 @@ from clusterbench.judging import vocabulary
 #: Never a narrower floor: the old single floor of `references update`.
 MINIMUM = 0.03
 
-#: Where the learnt floors come from (printed by benchmarks/baseline_floors.py).
+#: Where the learnt floors come from (printed by evaluation/baseline_floors.py).
 SOURCE = (
-    'benchmarks/baseline_floors.py over reference_data/local/provenance/*.yaml: '
+    'evaluation/baseline_floors.py over reference_data/local/provenance/*.yaml: '
     '14 sessions of AMD-25-17 (Zen 4, 2 cores, KVM), 2026-11-24'
 )
 

@@ -16,9 +16,7 @@ import sys
 from dataclasses import asdict, dataclass
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import paired, selection
-from clusterbench.references import directory as refdir
-from clusterbench.references import validate as refdata
+from clusterbench.judging import paired
 from clusterbench.results import runner, runreport
 
 PLAN = 'ab.json'
@@ -52,23 +50,10 @@ def run(
     wait=True,
 ):
     """Run *arms* (A, B) in *repeats* ABBA blocks; return the session directory."""
-    for arm in arms.values():
-        selection.check_system_name(arm.system)
-        runner._check_partition(config, arm.system)
-    for path, what in ((config, 'site config'), (checks, 'check directory')):
-        if not os.path.exists(path):
-            raise ClusterbenchError(f'{path}: no such {what}')
-    refdata.check_directory(references)
-    results = runner.results_root(results)
-    env = {
-        **os.environ,
-        refdir.ENV: os.path.abspath(references),
-        runner.RESULTS_ENV: results,
-    }
-    refdir.announce(references, out)
-    system_a = arms[paired.A].system
-    lock = runner.node_lock(config, system_a, wait)
-    prefix = runner.session_dir(results, system_a)
+    systems = [arm.system for arm in arms.values()]
+    runner.check_inputs(config, checks, systems, references)
+    launch = runner.start(config, arms[paired.A].system, results, references, out, wait)
+    prefix, lock = launch.prefix, launch.lock
     plan = {
         'config': config,
         'checks': checks,
@@ -77,8 +62,6 @@ def run(
         'arms': {name: asdict(arm) for name, arm in arms.items()},
         'legs': [],
     }
-    reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
-    reframe = reframe if os.path.exists(reframe) else 'reframe'
     try:
         _save(prefix, plan)
         for i, (block, name) in enumerate(legs(repeats)):
@@ -98,7 +81,7 @@ def run(
             )
             if lock:
                 lock.record(f'pid {os.getpid()}, A/B session {prefix}')
-            ran = runner._reframe([reframe, *cmd[1:]], out, env, lock)
+            ran = launch.reframe(cmd, out)
             leg = {
                 'arm': name,
                 'block': block,

@@ -31,6 +31,9 @@ from clusterbench.results import (
 #: Where ReFrame's results database and perflogs of a session go: its
 #: results root (read by site_configs/common.py).
 RESULTS_ENV = 'CLUSTERBENCH_RESULTS'
+#: ReFrame of this Python's environment, else the one on PATH.
+REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
+REFRAME = REFRAME if os.path.exists(REFRAME) else 'reframe'
 
 
 def results_root(results):
@@ -186,6 +189,56 @@ def node_lock(config, system, wait=True):
     return lock
 
 
+def check_inputs(config, checks, systems, references=None):
+    """One line for the first thing a measuring session on *systems* could
+    not run with: a system name, the site config or check directory, a
+    partition the config does not have, the reference directory."""
+    for system in systems:
+        selection.check_system_name(system)
+    for path, what in ((config, 'site config'), (checks, 'check directory')):
+        if not os.path.exists(path):
+            raise ClusterbenchError(
+                f'{path}: no such {what} (run from the project root or pass its path)'
+            )
+    for system in systems:
+        _check_partition(config, system)
+    if references is not None:
+        refdata.check_directory(references)
+
+
+@dataclasses.dataclass
+class Launch:
+    """A measuring session about to run ReFrame: its new directory, the
+    environment ReFrame runs in and the node lock it holds (or None)."""
+
+    prefix: str
+    env: dict
+    lock: object
+
+    def reframe(self, cmd, out):
+        """Run *cmd* (a :func:`reframe_command`) as this session."""
+        return _reframe([REFRAME, *cmd[1:]], out, self.env, self.lock)
+
+
+def start(config, system, results, references, out=sys.stdout, wait=True):
+    """The :class:`Launch` of a session on *system* (inputs checked by
+    :func:`check_inputs`): the results root checked, the references
+    announced on *out*, this node's lock taken if *system* runs here, the
+    session directory made. The caller releases ``lock``."""
+    results = results_root(results)
+    # ReFrame must judge against the directory just validated, not its own
+    # default: one directory decides both. Its database and perflogs go under
+    # the results root too (site_configs/common.py reads RESULTS_ENV).
+    env = {
+        **os.environ,
+        refdir.ENV: os.path.abspath(references),
+        RESULTS_ENV: results,
+    }
+    refdir.announce(references, out)
+    lock = node_lock(config, system, wait)
+    return Launch(session_dir(results, system), env, lock)
+
+
 @dataclasses.dataclass
 class Session:
     """A judged session: where it is, its verdict table, the reports it was
@@ -226,27 +279,10 @@ def run(
     what runs; the judged :class:`Session`, or one line (ClusterbenchError).
     The session's report path is appended to *reports* (a list), when given,
     as soon as the session has its directory."""
-    selection.check_system_name(system)
-    for path, what in ((config, 'site config'), (checks, 'check directory')):
-        if not os.path.exists(path):
-            raise ClusterbenchError(
-                f'{path}: no such {what} (run from the project root or pass its path)'
-            )
-    _check_partition(config, system)
-    refdata.check_directory(references)
+    check_inputs(config, checks, [system], references)
     noisy = noisy_host_partitions(config, system)
-    results = results_root(results)
-    # ReFrame must judge against the directory just validated, not its own
-    # default: one directory decides both. Its database and perflogs go under
-    # the results root too (site_configs/common.py reads RESULTS_ENV).
-    env = {
-        **os.environ,
-        refdir.ENV: os.path.abspath(references),
-        RESULTS_ENV: results,
-    }
-    refdir.announce(references, out)
-    lock = node_lock(config, system, wait)
-    prefix = session_dir(results, system)
+    launch = start(config, system, results, references, out, wait)
+    prefix, lock = launch.prefix, launch.lock
     report = os.path.join(prefix, 'report.json')
     if reports is not None:
         reports.append(report)
@@ -257,13 +293,11 @@ def run(
     elif wait_quiet:
         print(f'--wait-quiet: not waiting, {noisyhost.off(system)}', file=out)
     cmd = reframe_command(config, checks, system, prefix, report, extra)
-    reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
     print('$ ' + shlex.join(cmd), file=out, flush=True)
-    reframe = reframe if os.path.exists(reframe) else 'reframe'
     try:
         if lock:
             lock.record(f'pid {os.getpid()}, session {prefix}')
-        ran = _reframe([reframe, *cmd[1:]], out, env, lock)
+        ran = launch.reframe(cmd, out)
         data = _session_report(report, prefix, ran, config, system, extra)
         if not data['session_info'].get('num_cases'):
             why = (
@@ -288,7 +322,7 @@ def run(
             more = _confirmation_sessions(
                 red,
                 confirm_runs,
-                (config, checks, prefix, extra, reframe, env, lock),
+                (config, checks, extra, launch),
                 out,
             )
             figures, failures = figures + more[0], failures + more[1]
@@ -330,17 +364,17 @@ def _confirmation_sessions(red, runs, session, out):
     ReFrame session per partition and environment; return their (figures,
     failures, report paths, what went wrong beyond figures: a set of
     confirm.NO_REPORT, confirm.SESSION_FAILED)."""
-    config, checks, prefix, extra, reframe, env, lock = session
+    config, checks, extra, launch = session
     figures, failures, reports, failed = [], [], [], set()
     for (system, partition, environ), hashes in sorted(red.items()):
-        sub = confirm.directory(prefix, system, partition, environ)
+        sub = confirm.directory(launch.prefix, system, partition, environ)
         os.makedirs(sub, exist_ok=True)
         report = os.path.join(sub, 'report.json')
         args = confirm.session_args(extra, hashes, environ, runs)
         where = f'{system}:{partition}'
         cmd = reframe_command(config, checks, where, sub, report, args)
         print(f'\n$ {shlex.join(cmd)}', file=out, flush=True)
-        ran = _reframe([reframe, *cmd[1:]], out, env, lock)
+        ran = launch.reframe(cmd, out)
         try:
             data = runreport.load(report)
         except ClusterbenchError as err:

@@ -36,6 +36,9 @@ class Origin:
     #: The test case's run (--repeat, --reruns) and ReFrame's time_total of it.
     run_index: int = 0
     seconds: Optional[float] = None
+    #: The nodes the test case asked for (ReFrame's num_nodes), else as many
+    #: as it ran on: the same test at 1 and 2 nodes measures two things.
+    num_nodes: int = 0
 
 
 @dataclass(frozen=True)
@@ -269,7 +272,14 @@ def origin_of(data, case):
         text(identity, 'model_name'),
         case.get('run_index') if isinstance(case.get('run_index'), int) else 0,
         _seconds(case.get('time_total')),
+        _num_nodes(case.get('num_nodes'), nodes),
     )
+
+
+def _num_nodes(asked, nodes):
+    if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0:
+        return asked
+    return len(nodes) if isinstance(nodes, list) else 0
 
 
 def _seconds(value):

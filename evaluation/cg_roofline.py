@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Roofline check: cgsolver's effective bandwidth against a STREAM-style triad.
 
-Builds src/cgsolver and benchmarks/stream_triad with the same compiler and
+Builds src/cgsolver and evaluation/stream_triad with the same compiler and
 flags, then, on one node and in this one invocation, runs for every class
 (default B C) and variant (default classic pipelined) --repeats times:
 the triad, immediately followed by the solver, both with ranks = cores.
@@ -20,7 +20,7 @@ best-of-N triad the luckiest moment), the solver's best single iteration
 against the triad (only if cgsolver's JSON has `bandwidth_best_gbs`), and
 the 1-minute load average.
 
-    .venv/bin/python benchmarks/cg_roofline.py [--classes B C]
+    .venv/bin/python evaluation/cg_roofline.py [--classes B C]
         [--variants classic pipelined] [--ranks N] [--repeats 3]
         [--triad-ntimes 20] [--triad-elements N] [--mpi openmpi|mpich]
         [--cflags ...] [--max-load L [--max-wait S]] [--json FILE]

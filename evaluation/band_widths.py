@@ -28,7 +28,7 @@ figures is. Rules:
 Then it lists the figures that stay wide under the baseline rule, with
 their measured spread between sessions. Reads files; measures nothing.
 
-Usage: benchmarks/band_widths.py [reference_data/local] [--k 3]
+Usage: evaluation/band_widths.py [reference_data/local] [--k 3]
 """
 
 import argparse

@@ -14,7 +14,7 @@ MPI_Test on a null request, 1 rank, with and without the profiler) and
 prints the overhead that cost implies: calls per rank x cost per call over
 the unprofiled time.
 
-    .venv/bin/python benchmarks/mpiprof_overhead.py [--mpi openmpi|mpich]
+    .venv/bin/python evaluation/mpiprof_overhead.py [--mpi openmpi|mpich]
         [--app cgsolver|npb-cg] [--npb-dir DIR] [--class B] [--ranks 2]
         [--repeats 5] [--max-overhead PCT]
 

@@ -14,9 +14,9 @@ alike. Both outputs go through the same parser. It prints, per figure, the
 median of each side, the difference and whether it is within ``--tolerance``
 percent.
 
-    .venv/bin/python benchmarks/check_vs_hand.py npb --npb-source DIR
+    .venv/bin/python evaluation/check_vs_hand.py npb --npb-source DIR
         [--class A] [--benchmarks bt,cg,...] [--repeats 3] [--tolerance 3]
-    .venv/bin/python benchmarks/check_vs_hand.py comm --osu-prefix DIR
+    .venv/bin/python evaluation/check_vs_hand.py comm --osu-prefix DIR
         --imb-prefix DIR [--repeats 3] [--tolerance 5]
 
 ``npb`` runs the eight benchmarks of ``--class`` (BT and SP on 1 and 4

@@ -17,7 +17,7 @@ DGEMM rate of all ranks (HPCC's StarDGEMM x ranks; target: >= 90 %), with
 HPCC's own HPL efficiency beside it. Run it on a quiet machine; nothing here
 is asserted.
 
-    .venv/bin/python benchmarks/standalone_vs_hpcc.py [--rounds 3]
+    .venv/bin/python evaluation/standalone_vs_hpcc.py [--rounds 3]
         [--hpl-source DIR] [--stream-url URL --stream-sha256 HEX]
         [--environ gnu-openmpi] [--hpl-mem-fraction F] [--hpl-nb NB] [--tiny]
 

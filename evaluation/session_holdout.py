@@ -2,7 +2,7 @@
 """Would the next session be green? Each stored session judged against
 references made of the others.
 
-benchmarks/flag_detection.py draws new sessions from the recorded samples,
+evaluation/flag_detection.py draws new sessions from the recorded samples,
 so a simulated session can never fall outside what was recorded; the real
 question for `make run` is what a session of another hour does. Here every
 session of the reports given is held out in turn: references are made of
@@ -23,7 +23,7 @@ Only figures backed by at least --min-sessions other sessions are judged, and
 only sessions of the same machine identity count (the reference index holds
 it). Reads stored reports; measures nothing.
 
-Usage: benchmarks/session_holdout.py [--rule 0.03:3] [--min-sessions 3]
+Usage: evaluation/session_holdout.py [--rule 0.03:3] [--min-sessions 3]
     results/local/*/report.json
 """
 

@@ -24,8 +24,8 @@ sys.path.insert(0, PROJECT)
 from clusterbench.parsers import cgsolver  # noqa: E402
 
 CGSOLVER_SRC = os.path.join(PROJECT, 'src', 'cgsolver')
-TRIAD_SRC = os.path.join(PROJECT, 'benchmarks', 'stream_triad')
-PETSC_SRC = os.path.join(PROJECT, 'benchmarks', 'petsc_cg')
+TRIAD_SRC = os.path.join(PROJECT, 'evaluation', 'stream_triad')
+PETSC_SRC = os.path.join(PROJECT, 'evaluation', 'petsc_cg')
 
 # MPI flavour -> (C compiler wrapper, launcher template).  {n} is the rank
 # count, {nodes} the node count.

@@ -19,7 +19,7 @@ On a Slurm cluster: --launcher 'srun -N {nodes} -n {n}' --nodes 1 2 4
 --ranks-per-node 2 scales over nodes (ranks = nodes x ranks-per-node);
 build with the cluster's MPI (--cc, --mpi).
 
-    .venv/bin/python benchmarks/cg_scaling.py [--ranks 1 2 4]
+    .venv/bin/python evaluation/cg_scaling.py [--ranks 1 2 4]
         [--strong-class B] [--weak-n 96] [--variant classic|pipelined]
         [--repeats 3] [--launcher TEMPLATE --nodes ... --ranks-per-node N]
         [--only strong|weak] [--json FILE]

@@ -13,7 +13,7 @@ sessions, each its own ReFrame session with its own uuid, start time and
 figures within a few per cent), so that the trend section has its series.
 The issue asks for at most 10 s at 100 configurations x 10 sessions.
 
-Usage: benchmarks/report_render.py [--configs 100] [--sessions 10] [--no-curves]
+Usage: evaluation/report_render.py [--configs 100] [--sessions 10] [--no-curves]
        [--keep DIR]
 """
 

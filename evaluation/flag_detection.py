@@ -41,9 +41,9 @@ CPU share, which the run's conditions would call DISTURBED: these runs are
 made with ``judge_conditions=false`` so that their figures are judged as a
 regression's would be. Must be run on a quiet machine.
 
-Usage: benchmarks/flag_detection.py [--samples 5] [--trials 200]
+Usage: evaluation/flag_detection.py [--samples 5] [--trials 200]
     [--floor F --k K] [--synthetic 0.01 0.02 0.04] [reference_data]
-       benchmarks/flag_detection.py --real [--runs 10] [--caps 0.90 0.95]
+       evaluation/flag_detection.py --real [--runs 10] [--caps 0.90 0.95]
     [--case cgsolver --case netpipe | --reframe-args '-c ... -n ...'] [--tiny]
 """
 

@@ -18,7 +18,7 @@ share outside is printed per kind (a false alarm of a healthy session), with
 the old single floor of 3 % beside it.
 
 Measures nothing. Usage:
-    benchmarks/baseline_floors.py [reference_data/local ...]
+    evaluation/baseline_floors.py [reference_data/local ...]
 """
 
 import argparse

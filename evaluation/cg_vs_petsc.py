@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time to solution: cgsolver against PETSc's unpreconditioned KSPCG.
 
-Builds src/cgsolver and benchmarks/petsc_cg (Debian's petsc-dev, PETSc 3.18
+Builds src/cgsolver and evaluation/petsc_cg (Debian's petsc-dev, PETSc 3.18
 with Open MPI) and runs them side by side, alternating (ours, PETSc, PETSc,
 ours, ...) so that drifting load hits both alike, on the same problem:
 
@@ -26,7 +26,7 @@ Then, for context, NPB CG class A/B figures recorded on a machine of this
 kind (../shared/fixtures/npb/runs.csv, --npb-csv) next to cgsolver's class
 A/B at the same rank count (--no-npb skips it).
 
-    .venv/bin/python benchmarks/cg_vs_petsc.py [--n 128 192] [--ranks 1 2]
+    .venv/bin/python evaluation/cg_vs_petsc.py [--n 128 192] [--ranks 1 2]
         [--matrix FILE.mtx] [--variant classic|pipelined] [--tol 1e-8]
         [--repeats 3] [--npb-csv FILE | --no-npb] [--json FILE]
 

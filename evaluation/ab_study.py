@@ -26,7 +26,7 @@ judged by paired.judge exactly as `clusterbench ab` judges.
 
 The script needs root (cgroups, nice) and an MPI; it prints the conditions
 (load average and CPU steal before and after each family) and the figures.
-Usage: benchmarks/ab_study.py [--runs 20] [--blocks 5] [--families ...]
+Usage: evaluation/ab_study.py [--runs 20] [--blocks 5] [--families ...]
         [--budget SECONDS] [--json FILE]
 With --budget the runs of each family stop when its share of the budget is
 spent; the output says how many runs were made.
