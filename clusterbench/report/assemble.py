@@ -13,6 +13,7 @@ the inputs into configurations and cells and has each section built.
 """
 
 import dataclasses
+import math
 from collections import defaultdict
 
 from clusterbench.judging import verdict
@@ -262,7 +263,9 @@ class _Builder:
                 if key != 'link_peak' or value.get('peak_mbs'):
                     facts[key] = value
         declared = case.get('peak_gflops_per_node')
-        if isinstance(declared, (int, float)) and not isinstance(declared, bool):
+        # 0.0 is what a case records where the partition declares no peak
+        # (an older session, another partition's set-up): not a declaration.
+        if type(declared) in (int, float) and 0 < declared < math.inf:
             facts['peak_gflops_per_node'] = declared
 
     # --- building
