@@ -425,3 +425,17 @@ def test_library_probe_needs_no_clusterbench_on_the_path(tmp_path):
     if ctypes.util.find_library('openblas'):
         assert found['openblas']['config'].startswith('OpenBLAS ')
         assert os.path.isfile(found['openblas']['path'])
+
+
+def test_a_child_is_asked_for_its_last_line_or_none():
+    """factreader.last_line_of: what NPB's module probe and OpenBLAS's core
+    probe ask a child (a real one: bash and this Python)."""
+    ask = factreader.last_line_of
+    assert ask(['bash', '-c', 'echo first; echo; echo "last  "'], 20) == 'last'
+    assert ask(['bash', '-c', 'echo found; exit 3'], 20) is None
+    assert ask(['bash', '-c', 'true'], 20) is None
+    assert ask(['/nonexistent/program'], 20) is None
+    assert ask(['bash', '-c', 'echo late; sleep 30'], 1) is None
+    env = {'PATH': os.environ['PATH'], 'ASKED': 'yes'}
+    assert ask([sys.executable, '-c', 'import os; print(os.environ["ASKED"])'],
+               60, env) == 'yes'  # fmt: skip

@@ -24,6 +24,10 @@ def test_known_kinds_are_named_from_family_and_model(kind, arch):
 def test_unknown_kind_keeps_the_fallback():
     assert peak.microarchitecture('Hygon-24-0', fallback='zen') == 'zen'
     assert peak.microarchitecture('unknown', fallback=None) is None
+    # A report's cpu_kind that is not text (a hand-edited or hostile report,
+    # found by tests/test_fuzz_hostile.py) is no kind, never a traceback.
+    assert peak.microarchitecture({'AMD': 25}, fallback='zen2') == 'zen2'
+    assert peak.computed({'AMD': 25}, 2, 2400.0, flags=('avx2', 'fma')).per_core == 38.4
 
 
 def test_computed_peak_says_how():

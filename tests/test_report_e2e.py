@@ -115,6 +115,45 @@ class DevTools:
                 self.events.append(msg)
         raise TimeoutError(f'no {method} within {timeout} s')
 
+    def open(self, path, width, height):
+        """Load the file at *path* in a *width* x *height* window, listening
+        for console errors and exceptions."""
+        self.send('Runtime.enable')
+        self.send('Log.enable')
+        self.send('Page.enable')
+        self.resize(width, height)
+        self.send('Page.navigate', url=path.as_uri())
+        self.wait_for('Page.loadEventFired')
+
+    def resize(self, width, height):
+        self.send(
+            'Emulation.setDeviceMetricsOverride',
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+
+    def evaluate(self, script):
+        """The JSON text that *script* returns, parsed."""
+        result = self.send(
+            'Runtime.evaluate', expression=script, returnByValue=True, awaitPromise=True
+        )
+        return json.loads(result['result']['value'])
+
+    def screenshot(self, tmp_path, name, whole_page=False):
+        """A PNG of the window (or *whole_page*) under *tmp_path*, kept as
+        an artefact in ARTIFACTS; its path under *tmp_path*."""
+        extra = {'captureBeyondViewport': True} if whole_page else {}
+        shot = self.send('Page.captureScreenshot', format='png', **extra)
+        png = tmp_path / name
+        png.write_bytes(base64.b64decode(shot['data']))
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        kept = os.path.join(ARTIFACTS, name)
+        shutil.copyfile(png, kept)
+        print(f'\nscreenshot: {png}\nkept as: {kept}')
+        return png
+
     def errors(self):
         found = []
         for e in self.events:
@@ -230,41 +269,12 @@ def test_report_of_real_runs_in_a_browser(runs, browser, tmp_path):  # noqa: F81
     assert out.is_file()
     csvs = sorted(os.listdir(out.parent / 'report-data'))
 
-    browser.send('Runtime.enable')
-    browser.send('Log.enable')
-    browser.send('Page.enable')
-    browser.send(
-        'Emulation.setDeviceMetricsOverride',
-        width=1280,
-        height=900,
-        deviceScaleFactor=1,
-        mobile=False,
-    )
-    browser.send('Page.navigate', url=out.as_uri())
-    browser.wait_for('Page.loadEventFired')
-    result = browser.send(
-        'Runtime.evaluate', expression=_PLOTS_JS, returnByValue=True, awaitPromise=True
-    )
-    page = json.loads(result['result']['value'])
+    browser.open(out, 1280, 900)
+    page = browser.evaluate(_PLOTS_JS)
 
     # Screenshot of the whole page, kept as a test artifact.
-    height = min(int(page['height']), 30000)
-    browser.send(
-        'Emulation.setDeviceMetricsOverride',
-        width=1280,
-        height=height,
-        deviceScaleFactor=1,
-        mobile=False,
-    )
-    shot = browser.send(
-        'Page.captureScreenshot', format='png', captureBeyondViewport=True
-    )
-    png = tmp_path / 'report-e2e.png'
-    png.write_bytes(base64.b64decode(shot['data']))
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    kept = os.path.join(ARTIFACTS, 'report-e2e.png')
-    shutil.copyfile(png, kept)
-    print(f'\nscreenshot: {png}\nkept as: {kept}')
+    browser.resize(1280, min(int(page['height']), 30000))
+    png = browser.screenshot(tmp_path, 'report-e2e.png', whole_page=True)
 
     assert browser.errors() == []
     assert page['scripts'] == 0 and page['remote'] == []

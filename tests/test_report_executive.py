@@ -24,10 +24,14 @@ SESSION = os.path.join(FIXTURES, 'sessions', 'AMD-25-1', 'report.json')
 HEALTHY_HPL = 62.394800000000004
 
 
-def session_copy(path, uuid, days, disturbed=None, hpl=None, references=None):
+def session_copy(
+    path, uuid, days, disturbed=None, hpl=None, references=None, peak=None
+):
     """The Zen 3 session as another session: its own uuid, a start *days*
     later; optionally DISTURBED (every case that measured), with another HPL,
-    or with references (value ratio, tolerance) on every figure."""
+    with references (value ratio, tolerance) on every figure, or with the
+    node peak its partition declares (``extras.peak_gflops_per_node``, which
+    PortableCeilings records in every case; 0.0 where none is declared)."""
     with open(SESSION) as f:
         data = json.load(f)
     out = copy.deepcopy(data)
@@ -42,6 +46,8 @@ def session_copy(path, uuid, days, disturbed=None, hpl=None, references=None):
         case['session_uuid'] = uuid
         if case.get('job_completion_time_unix'):
             case['job_completion_time_unix'] += days * 86400
+        if peak is not None:
+            case['peak_gflops_per_node'] = peak
         if disturbed and case['result'] == 'pass' and case['perfvalues']:
             case['disturbed'] = disturbed
         for key, values in case['perfvalues'].items():
@@ -132,6 +138,31 @@ def test_the_executive_row_of_the_zen3_session(two_sessions):
     assert (row.sessions, row.disturbed_sessions) == (1, 1)
     assert row.verdict == verdict.NO_REFERENCE and row.judged == 0
     assert page.next_commands == ['clusterbench baseline --system local']
+
+
+def test_a_declared_peak_reaches_the_executive_table_marked_declared(tmp_path):
+    # An older session from before the site declared its peak (0.0), read
+    # after the one that declares 150 GF/s per node: the declared peak wins.
+    declared = session_copy(
+        tmp_path / 'p.json', 'pppppppp-0000-4000-8000-000000000001', 2, peak=150.0
+    )
+    before = session_copy(
+        tmp_path / 'b.json', 'pppppppp-0000-4000-8000-000000000002', 1, peak=0.0
+    )
+    data = assemble.assemble(assemble.load_reports([declared, before]))
+    (row,) = data.executive.rows
+    assert (row.peak.how, row.peak_note) == ('declared', 'declared')
+    assert row.peak.per_node == 150.0 and row.peak.per_core == 75.0
+    hpl_pct = row.get('hpl_pct_peak')
+    assert hpl_pct.value == pytest.approx(HEALTHY_HPL / 150.0)
+    html_path, data_dir, _, _ = render.write(data, tmp_path / 'r' / 'report.html')
+    with open(os.path.join(data_dir, 'executive.csv')) as f:
+        (line,) = list(csv.DictReader(f))
+    assert line['peak_how'] == 'declared'
+    assert float(line['peak_gflops_per_node']) == 150.0
+    html = open(html_path, encoding='utf-8').read()
+    table = html[html.index('<table class="exec">') : html.index('</table>')]
+    assert '150 GF/s<br><small>75 / core<br>declared</small>' in table
 
 
 def test_executive_csv_and_the_banner(two_sessions, tmp_path):

@@ -9,15 +9,11 @@ lists every section. The screenshot of that first screen is kept as
 results/test-artifacts/report-first-screen.png.
 """
 
-import base64
-import json
-import os
-import shutil
 import sys
 
 import pytest
 from rfm import captured
-from test_report_e2e import ARTIFACTS, browser  # noqa: F401  (the fixture)
+from test_report_e2e import browser  # noqa: F401  (the fixture)
 from test_report_executive import SESSION, session_copy
 
 pytestmark = pytest.mark.integration
@@ -61,34 +57,10 @@ def test_the_first_screen_is_the_executive_table(browser, tmp_path):  # noqa: F8
     )
     assert proc.returncode == 0, proc.stderr
 
-    browser.send('Runtime.enable')
-    browser.send('Log.enable')
-    browser.send('Page.enable')
-    browser.send(
-        'Emulation.setDeviceMetricsOverride',
-        width=WIDTH,
-        height=HEIGHT,
-        deviceScaleFactor=1,
-        mobile=False,
-    )
-    browser.send('Page.navigate', url=out.as_uri())
-    browser.wait_for('Page.loadEventFired')
-    result = browser.send(
-        'Runtime.evaluate',
-        expression=_FIRST_SCREEN_JS,
-        returnByValue=True,
-        awaitPromise=True,
-    )
-    page = json.loads(result['result']['value'])
-
-    # The first screen only (no captureBeyondViewport): what is seen at once.
-    shot = browser.send('Page.captureScreenshot', format='png')
-    png = tmp_path / 'report-first-screen.png'
-    png.write_bytes(base64.b64decode(shot['data']))
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    kept = os.path.join(ARTIFACTS, 'report-first-screen.png')
-    shutil.copyfile(png, kept)
-    print(f'\nfirst screen: {png}\nkept as: {kept}')
+    browser.open(out, WIDTH, HEIGHT)
+    page = browser.evaluate(_FIRST_SCREEN_JS)
+    # The first screen only (not the whole page): what is seen at once.
+    png = browser.screenshot(tmp_path, 'report-first-screen.png')
 
     assert browser.errors() == []
     assert page['scripts'] == 0

@@ -91,3 +91,18 @@ def test_the_fast_check_never_passes_what_the_full_check_refuses(session):
         else:
             runreport.validate(data, 'r.json')
     assert refused > 50  # the mutations do break reports
+
+
+@pytest.mark.parametrize('leaf', ['x', '\ud800', 1.5, float('nan'), None, [], {}])
+@pytest.mark.parametrize('under', ['perfvalues', 'other'])
+def test_the_fast_walk_agrees_with_the_full_walk_at_the_depth_limit(leaf, under):
+    for depth in range(reportschema.MAX_DEPTH - 2, reportschema.MAX_DEPTH + 3):
+        data = {under: [leaf, 'y']}
+        for _ in range(depth - 2):
+            data = [data]
+        try:
+            reportschema._check_nesting_and_text(data, 'r.json')
+            walked = True
+        except ClusterbenchError:
+            walked = False
+        assert reportschema._plain(data) == walked, (depth, leaf, under)

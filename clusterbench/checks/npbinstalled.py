@@ -9,11 +9,11 @@ line, as the installed OSU and IMB suites are: run with the wrong
 """
 
 import os
-import subprocess
 
 from clusterbench.bench import npb_makedef
 from clusterbench.checks.comm import linked_mpi, mpi_family
 from clusterbench.checks.shell import quote
+from clusterbench.machine.factreader import last_line_of
 
 
 def provider(source='', prefix='', module='', build_mode='offline'):
@@ -71,18 +71,7 @@ def binary_in_module(module, name, timeout=60):
 
     load = runtime().modules_system.emit_load_commands(module)
     script = '\n'.join([*load, f'command -v {quote(name)}'])
-    try:
-        proc = subprocess.run(
-            ['bash', '-c', script],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found = proc.stdout.strip().splitlines()
-    return found[-1] if proc.returncode == 0 and found else None
+    return last_line_of(['bash', '-c', script], timeout)
 
 
 def mpi_mismatch(path, environ):

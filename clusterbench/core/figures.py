@@ -131,6 +131,7 @@ class Catalog:
             if not figure.is_pattern:
                 self._exact.setdefault(figure.name, []).append(figure)
         self._patterns = [f for f in self.figures if f.is_pattern]
+        self._found = {}  # name -> find(name): the catalog never changes
         self._agree()
 
     def _agree(self):
@@ -146,10 +147,15 @@ class Catalog:
 
     def find(self, name):
         """The declarations of *name*: its own, else the patterns it matches."""
-        exact = self._exact.get(name)
-        if exact:
-            return tuple(exact)
-        return tuple(f for f in self._patterns if f.matches(name))
+        found = self._found.get(name)
+        if found is None:
+            exact = self._exact.get(name)
+            if exact:
+                found = tuple(exact)
+            else:
+                found = tuple(f for f in self._patterns if f.matches(name))
+            self._found[name] = found
+        return found
 
     def declared(self, name, unit=None):
         """The declaration of *name* in *unit* (any unit: None), or None."""

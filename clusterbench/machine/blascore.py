@@ -10,8 +10,9 @@ fixes its BLAS instead, and the portable figures name the cause
 """
 
 import os
-import subprocess
 import sys
+
+from clusterbench.machine.factreader import last_line_of
 
 VARIABLE = 'OPENBLAS_CORETYPE'
 
@@ -86,18 +87,7 @@ def openblas_core(timeout=20):
     OpenBLAS starts its threads, which the caller (ReFrame) must not keep."""
     env = {k: v for k, v in os.environ.items() if k != VARIABLE}
     env['OPENBLAS_NUM_THREADS'] = '1'
-    try:
-        done = subprocess.run(
-            [sys.executable, '-c', _CORENAME],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    name = done.stdout.strip()
-    return name if done.returncode == 0 and name else None
+    return last_line_of([sys.executable, '-c', _CORENAME], timeout, env)
 
 
 def local_setting(environ=None, core=None, flags=None):

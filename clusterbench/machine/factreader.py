@@ -33,6 +33,26 @@ def run_command(argv, timeout=20):
     return proc.returncode, (proc.stdout or '') + (proc.stderr or '')
 
 
+def last_line_of(argv, timeout, env=None):
+    """The last line *argv* printed, if it exited 0 within *timeout*; None
+    if it printed nothing, failed, timed out or could not run. For what a
+    child is asked so that the caller does not load it itself (a library
+    with threads, a module system's environment)."""
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = done.stdout.strip().splitlines()
+    return lines[-1] if done.returncode == 0 and lines else None
+
+
 def first_line(text):
     for line in (text or '').splitlines():
         if line.strip():

@@ -52,7 +52,8 @@ FLOP_PER_CYCLE = {
 def microarchitecture(kind, fallback=None):
     """The microarchitecture of a CPU kind (``AMD-25-1`` -> ``zen3``), or
     *fallback* (archspec's guess) for a kind this table does not know."""
-    parts = (kind or '').split('-')
+    # A hand-edited report may hold anything where the kind is: not a kind.
+    parts = (kind if isinstance(kind, str) else '').split('-')
     if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
         vendor, family, model = parts[0], int(parts[1]), int(parts[2])
         for k_vendor, k_family, first, last, name in _KNOWN:

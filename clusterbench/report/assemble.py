@@ -13,6 +13,7 @@ the inputs into configurations and cells and has each section built.
 """
 
 import dataclasses
+import math
 from collections import defaultdict
 
 from clusterbench.judging import verdict
@@ -20,6 +21,7 @@ from clusterbench.report import (
     acceptance,
     communication,
     executive,
+    heap,
     scaling,
     sensitivity,
     trends,
@@ -91,20 +93,21 @@ def assemble(runs, title='Benchmark report', now=None, references=None, baseline
     the one every command reads); *baseline*: the system (or
     system:partition) the executive page compares the others with.
     """
-    builder = _Builder()
-    for run in runs:
-        builder.add_run(run)
-    data = builder.finish(title, now)
-    data.executive = executive.build(
-        data,
-        lambda key, test: builder.case_info.get((key, test)),
-        builder.facts,
-        builder.sessions,
-        references,
-        baseline,
-    )
-    data.trends = trends.build(runs)
-    return data
+    with heap.paused():
+        builder = _Builder()
+        for run in runs:
+            builder.add_run(run)
+        data = builder.finish(title, now)
+        data.executive = executive.build(
+            data,
+            lambda key, test: builder.case_info.get((key, test)),
+            builder.facts,
+            builder.sessions,
+            references,
+            baseline,
+        )
+        data.trends = trends.build(runs)
+        return data
 
 
 class _Builder:
@@ -184,18 +187,7 @@ class _Builder:
         )
         config = self.configs.get(key)
         if config is None:
-            config = self.configs[key] = Config(
-                key,
-                '',
-                case['system'],
-                case['partition'],
-                case['environ'],
-                mpi,
-                compiler,
-                blas,
-                nodes,
-                origin,
-            )
+            config = self.configs[key] = Config(key, '', *key, origin)
         config.sources.add(source)
         config.hosts.update(h for h in case.get('job_nodelist') or [] if h)
         if isinstance(case.get('processor_facts'), dict) and case['processor_facts']:
@@ -235,20 +227,24 @@ class _Builder:
             self.fabric_cases.append(case)
         ranks = case.get('num_tasks')
         # A DISTURBED run is shown in its cell, never pooled into a series.
-        for fig in (f for f in figures if not f.disturbed):
-            group = (case['system'], case['partition'], placement, fig.variable)
-            if len(hosts) == 2 and ranks == 2:
-                self.pair_samples[group].append((tuple(hosts), fig, case['environ']))
-            if isinstance(ranks, int) and ranks > 0:
-                series = (
-                    case['system'],
-                    case['partition'],
-                    case['environ'],
-                    name_without(name, PLACEMENT | SIZE),
-                    fig.variable,
+        healthy = [f for f in figures if not f.disturbed]
+        if healthy and len(hosts) == 2 and ranks == 2:
+            where = (case['system'], case['partition'], placement)
+            for fig in healthy:
+                self.pair_samples[(*where, fig.variable)].append(
+                    (tuple(hosts), fig, case['environ'])
                 )
-                self.scaling_samples[series].append(
-                    (ranks, nodes_of(case), fig, case.get('scaling'))
+        if healthy and isinstance(ranks, int) and ranks > 0:
+            where = (
+                case['system'],
+                case['partition'],
+                case['environ'],
+                name_without(name, PLACEMENT | SIZE),
+            )
+            nodes = nodes_of(case)
+            for fig in healthy:
+                self.scaling_samples[(*where, fig.variable)].append(
+                    (ranks, nodes, fig, case.get('scaling'))
                 )
 
     def _note_partition(self, case, figures):
@@ -267,7 +263,9 @@ class _Builder:
                 if key != 'link_peak' or value.get('peak_mbs'):
                     facts[key] = value
         declared = case.get('peak_gflops_per_node')
-        if isinstance(declared, (int, float)) and not isinstance(declared, bool):
+        # 0.0 is what a case records where the partition declares no peak
+        # (an older session, another partition's set-up): not a declaration.
+        if type(declared) in (int, float) and 0 < declared < math.inf:
             facts['peak_gflops_per_node'] = declared
 
     # --- building

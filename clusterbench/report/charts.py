@@ -21,12 +21,12 @@ from clusterbench.report.plotkit import (
     MAX_VALUE_LABELS,
     MISSING_COLOUR,
     STATE_COLOURS,
+    VERDICT_COLUMNS,
     axes_box,
     clip,
     config_tick,
     direction_note,
     draw_lines,
-    finite,
     hbars,
     legend_below,
     legend_below_figure,
@@ -37,6 +37,7 @@ from clusterbench.report.plotkit import (
     set_title,
     size_label,
     state_caption,
+    verdict_values,
 )
 
 # ----------------------------------------------------------- applications
@@ -115,7 +116,6 @@ def bar_chart(plots, bench, cells):
                 style='italic',
                 color=FAILED_COLOUR if failed else MISSING_COLOUR,
             )
-        low_high = cell.allowed or (None, None)
         rows.append(
             (
                 cell.config.id,
@@ -124,12 +124,7 @@ def bar_chart(plots, bench, cells):
                 len(cell.values),
                 min(cell.values) if cell.values else None,
                 max(cell.values) if cell.values else None,
-                bench.unit,
-                cell.state,
-                cell.reference,
-                finite(low_high[0]),
-                finite(low_high[1]),
-                'yes' if cell.best else '',
+                *verdict_values(cell),
             )
         )
     if n <= MAX_VALUE_LABELS:
@@ -162,12 +157,7 @@ def bar_chart(plots, bench, cells):
             'samples',
             'min',
             'max',
-            'unit',
-            'verdict',
-            'reference',
-            'allowed_low',
-            'allowed_high',
-            'best',
+            *VERDICT_COLUMNS,
         ),
         rows,
         caption=state_caption(cells)

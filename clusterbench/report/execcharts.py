@@ -9,21 +9,7 @@ from matplotlib.patches import Rectangle
 
 from clusterbench.judging import vocabulary
 from clusterbench.report import curves as curvelib
-from clusterbench.report import headline
-from clusterbench.report.plotkit import (
-    LINE_COLOURS,
-    MISSING_COLOUR,
-    STATE_COLOURS,
-    clip,
-    finite,
-    legend_below,
-    legend_below_figure,
-    literal,
-    log_axes,
-    new_figure,
-    row_labels,
-    set_title,
-)
+from clusterbench.report import headline, plotkit
 
 #: The headline figures compared with the baseline: (key, label, better).
 COMPARED = (
@@ -80,7 +66,7 @@ def baseline_chart(plots, page):
         if any(_value(r, key) is not None for r in page.rows)
     ]
     rows_n = len(page.rows)
-    fig, ax = legend_below_figure(min(rows_n, 14), plot_height=3.6)
+    fig, ax = plotkit.legend_below_figure(min(rows_n, 14), plot_height=3.6)
     width = 0.8 / max(rows_n, 1)
     table = []
     for i, row in enumerate(page.rows):
@@ -107,17 +93,17 @@ def baseline_chart(plots, page):
             xs,
             ys,
             width * 0.92,
-            color=LINE_COLOURS[i % len(LINE_COLOURS)],
-            label=literal(row.key + (' (baseline)' if row is base else '')),
+            color=plotkit.LINE_COLOURS[i % len(plotkit.LINE_COLOURS)],
+            label=plotkit.literal(row.key + (' (baseline)' if row is base else '')),
         )
     ax.axhline(1.0, color='black', lw=0.8, ls='--')
     ax.set_xticks(range(len(shown)))
-    ax.set_xticklabels([literal(label) for _, label, _ in shown], fontsize=7)
+    ax.set_xticklabels([plotkit.literal(label) for _, label, _ in shown], fontsize=7)
     ax.set_xlim(-0.6, len(shown) - 0.4)
     ax.set_ylabel(f'× {base.key} (higher is better)')
-    ax.set_title(literal(f'Headline figures against {base.key}'), loc='left')
+    ax.set_title(plotkit.literal(f'Headline figures against {base.key}'), loc='left')
     if rows_n <= 14:
-        legend_below(fig, ax)
+        plotkit.legend_below(fig, ax)
     return plots.add(
         'executive',
         f'headline figures against {base.key}',
@@ -197,11 +183,12 @@ def _number(value):
 
 #: Marker and colour of each kind of point on the rooflines.
 _KINDS = {
-    'HPL': ('o', LINE_COLOURS[1]),
-    'DGEMM × cores': ('s', LINE_COLOURS[0]),
-    'CG solver': ('D', LINE_COLOURS[2]),
-    'NPB': ('^', LINE_COLOURS[3]),
+    'HPL': ('o', plotkit.LINE_COLOURS[1]),
+    'DGEMM × cores': ('s', plotkit.LINE_COLOURS[0]),
+    'CG solver': ('D', plotkit.LINE_COLOURS[2]),
+    'NPB': ('^', plotkit.LINE_COLOURS[3]),
 }
+ROOF_COLUMNS = ('system', 'what', 'flop_per_byte', 'gflops_per_node', 'how')
 #: Panels of one roofline figure; more systems are in its CSV.
 MAX_ROOFS = 12
 
@@ -212,7 +199,7 @@ def roofline_chart(plots, roofs):
     shown = roofs[:MAX_ROOFS]
     cols = min(3, len(shown))
     lines = (len(shown) + cols - 1) // cols
-    fig = new_figure(7.6, 0.9 + 2.5 * lines)
+    fig = plotkit.new_figure(7.6, 0.9 + 2.5 * lines)
     height = fig.get_size_inches()[1]
     axes = fig.subplots(lines, cols, squeeze=False).ravel()
     fig.subplots_adjust(
@@ -236,29 +223,16 @@ def roofline_chart(plots, roofs):
     ]
     handles.append(axes[0].plot([], [], color='black', label='STREAM roof')[0])
     handles.append(axes[0].plot([], [], color='black', ls='--', label='peak')[0])
-    fig.legend(
-        handles=handles,
-        loc='lower left',
-        ncol=6,
-        fontsize=7,
-        bbox_to_anchor=(0.02, 0.0),
-    )
-    set_title(fig, 'Roofline per system: GFlop/s per node against flop/byte')
-    return plots.add(
-        'roofline',
-        'every system',
-        fig,
-        ('system', 'what', 'flop_per_byte', 'gflops_per_node', 'how'),
-        rows,
-        caption='ceilings: the peak (computed or declared) and STREAM triad per '
-        'node; HPL and DGEMM at N/12 flop/byte, the CG solver at its measured '
+    plotkit.legend_along_bottom(fig, handles, ncol=6, left=0.02)
+    plotkit.set_title(fig, 'Roofline per system: GFlop/s per node against flop/byte')
+    caption = (
+        'ceilings: the peak (computed or declared) and STREAM triad per node; '
+        'HPL and DGEMM at N/12 flop/byte, the CG solver at its measured '
         'GFlop/s ÷ GB/s, NPB at nominal intensities'
-        + (
-            f'; {len(roofs) - MAX_ROOFS} more systems in the CSV'
-            if len(roofs) > MAX_ROOFS
-            else ''
-        ),
     )
+    if len(roofs) > MAX_ROOFS:
+        caption += f'; {len(roofs) - MAX_ROOFS} more systems in the CSV'
+    return plots.add('roofline', 'every system', fig, ROOF_COLUMNS, rows, caption)
 
 
 def _roof_rows(row, points):
@@ -288,12 +262,14 @@ def _roofline(ax, row, points):
     for label, ai, gflops, _ in points:
         marker, colour = _KINDS['NPB' if label.startswith('NPB') else label]
         ax.plot([ai], [gflops], marker, color=colour, markersize=5)
-    log_axes(ax)
+    plotkit.log_axes(ax)
     ax.set_xlim(low, high)
     ax.tick_params(labelsize=7)
     how = '' if not row.peak else f', peak {peak:.4g} ({row.peak.how})'
     mem = f', STREAM {stream:.3g} GB/s' if stream else ''
-    ax.set_title(literal(clip(row.key, 28)) + how + mem, fontsize=7, loc='left')
+    ax.set_title(
+        plotkit.literal(plotkit.clip(row.key, 28)) + how + mem, fontsize=7, loc='left'
+    )
     return _roof_rows(row, points)
 
 
@@ -337,7 +313,7 @@ def _scalar_bands(data, variables):
                     f'{cell.config.system}:{cell.config.partition}',
                     bench.params.get('placement', ''),
                     _number(bench.variable.split('_')[-1].rstrip('B')),
-                    *(finite(v) and v * scale for v in allowed),
+                    *(plotkit.finite(v) and v * scale for v in allowed),
                     cell.reference * scale,
                 )
             )
@@ -347,7 +323,7 @@ def _scalar_bands(data, variables):
 def overlay_chart(plots, data, lines):
     """PingPong latency and bandwidth over message size, every system on one
     plot, with the declared link peak and the reference bands."""
-    fig = new_figure(7.6, 3.6)
+    fig = plotkit.new_figure(7.6, 3.6)
     axes = {
         curvelib.LATENCY: fig.add_axes([0.08, 0.28, 0.38, 0.6]),
         curvelib.BANDWIDTH: fig.add_axes([0.58, 0.28, 0.38, 0.6]),
@@ -359,7 +335,10 @@ def overlay_chart(plots, data, lines):
             for ln in group
         }
     )
-    colour = {s: LINE_COLOURS[i % len(LINE_COLOURS)] for i, s in enumerate(systems)}
+    colour = {
+        s: plotkit.LINE_COLOURS[i % len(plotkit.LINE_COLOURS)]
+        for i, s in enumerate(systems)
+    }
     rows = []
     for metric, ax in axes.items():
         for line in lines.get(metric, []):
@@ -379,7 +358,7 @@ def overlay_chart(plots, data, lines):
                 (metric, where, line.placement, line.curve.tool, s, v, line.curve.unit)
                 for s, v in pts
             ]
-        log_axes(ax, 2)
+        plotkit.log_axes(ax, 2)
         ax.set_xlabel('message size [bytes]')
     lat, bw = axes[curvelib.LATENCY], axes[curvelib.BANDWIDTH]
     lat.set_ylabel('one-way latency [us]')
@@ -411,20 +390,16 @@ def overlay_chart(plots, data, lines):
             ('link peak', where, 'inter', 'declared', None, peak * 1000, 'MB/s')
         )
     handles = [
-        lat.plot([], [], color=colour[s], lw=1.2, label=literal(clip(s, 30)))[0]
+        lat.plot(
+            [], [], color=colour[s], lw=1.2, label=plotkit.literal(plotkit.clip(s, 30))
+        )[0]
         for s in systems[:10]
     ]
     handles.append(lat.plot([], [], color='grey', ls='--', label='between nodes')[0])
     handles.append(Rectangle((0, 0), 1, 1, color=BAND_COLOUR, label='reference band'))
     handles.append(lat.plot([], [], color='black', ls='-.', label='link peak')[0])
-    fig.legend(
-        handles=handles,
-        loc='lower left',
-        ncol=4,
-        fontsize=7,
-        bbox_to_anchor=(0.06, 0.0),
-    )
-    set_title(fig, 'Point-to-point latency and bandwidth, every system')
+    plotkit.legend_along_bottom(fig, handles, ncol=4, left=0.06)
+    plotkit.set_title(fig, 'Point-to-point latency and bandwidth, every system')
     return plots.add(
         'executive',
         'point-to-point curves of every system',
@@ -473,7 +448,7 @@ MAX_DOTS = 60
 def reference_chart(plots, cells):
     shown = cells[:MAX_DOTS]
     n = len(shown)
-    fig = new_figure(7.6, 0.9 + 0.2 * max(n, 3))
+    fig = plotkit.new_figure(7.6, 0.9 + 0.2 * max(n, 3))
     height = fig.get_size_inches()[1]
     ax = fig.add_axes([0.5, 0.5 / height, 0.46, 1 - 0.85 / height])
     ys = list(range(n))[::-1]
@@ -501,7 +476,7 @@ def reference_chart(plots, cells):
             'o',
             markersize=5,
             zorder=3,
-            color=STATE_COLOURS.get(cell.state, MISSING_COLOUR),
+            color=plotkit.STATE_COLOURS.get(cell.state, plotkit.MISSING_COLOUR),
         )
     for cell in cells:
         rows.append(
@@ -522,10 +497,10 @@ def reference_chart(plots, cells):
     ax.set_xlim(-span, span)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel('% against reference (grey: the allowed band)')
-    labels = [clip(f'{c.config.id} {c.benchmark.title}', 52) for c in shown]
-    row_labels(ax, ys, labels)
+    labels = [plotkit.clip(f'{c.config.id} {c.benchmark.title}', 52) for c in shown]
+    plotkit.row_labels(ax, ys, labels)
     more = len(cells) - n
-    set_title(fig, 'Every judged figure against its reference, worst first')
+    plotkit.set_title(fig, 'Every judged figure against its reference, worst first')
     return plots.add(
         'executive',
         'against reference',

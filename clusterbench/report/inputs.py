@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.report import heap
 from clusterbench.results import runreport
 
 
@@ -22,13 +23,14 @@ class Run:
 def load_reports(paths):
     """The reports at *paths*; a directory stands for its ``report.json``."""
     runs = []
-    for path in paths:
-        if os.path.isdir(path):
-            candidate = os.path.join(path, 'report.json')
-            if not os.path.isfile(candidate):
-                raise ClusterbenchError(f'{path}: directory without report.json')
-            path = candidate
-        runs.append(Run(path, runreport.load(path)))
+    with heap.paused():
+        for path in paths:
+            if os.path.isdir(path):
+                candidate = os.path.join(path, 'report.json')
+                if not os.path.isfile(candidate):
+                    raise ClusterbenchError(f'{path}: directory without report.json')
+                path = candidate
+            runs.append(Run(path, runreport.load(path)))
     return runs
 
 

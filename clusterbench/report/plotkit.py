@@ -207,6 +207,18 @@ def legend_below(fig, ax):
     )
 
 
+def legend_along_bottom(fig, handles, ncol, left):
+    """A small legend of *handles* in rows along the bottom of *fig*, under
+    every panel (a figure of several axes has no one axes to put it in)."""
+    fig.legend(
+        handles=handles,
+        loc='lower left',
+        ncol=ncol,
+        fontsize=7,
+        bbox_to_anchor=(left, 0.0),
+    )
+
+
 def row_labels(ax, ys, labels):
     """Category labels left of the axes: plain text, far cheaper than ticks."""
     ax.set_yticks([])
@@ -226,6 +238,24 @@ def row_labels(ax, ys, labels):
 
 def finite(value):
     return value if value is not None and math.isfinite(value) else None
+
+
+#: The CSV columns of a cell's verdict, in every CSV that has cells.
+VERDICT_COLUMNS = ('unit', 'verdict', 'reference', 'allowed_low', 'allowed_high',
+                   'best')  # fmt: skip
+
+
+def verdict_values(cell):
+    """The :data:`VERDICT_COLUMNS` of *cell* (an unbounded side is empty)."""
+    low, high = cell.allowed or (None, None)
+    return (
+        cell.benchmark.unit,
+        cell.state,
+        cell.reference,
+        finite(low),
+        finite(high),
+        'yes' if cell.best else None,
+    )
 
 
 def direction_note(better):

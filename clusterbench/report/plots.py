@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import matplotlib
 
 from clusterbench.report import curves as curvelib
-from clusterbench.report import execcharts
+from clusterbench.report import execcharts, heap
 from clusterbench.report.acceptcharts import node_chart, pair_chart
 from clusterbench.report.charts import (
     bar_chart,
@@ -103,15 +103,10 @@ def make_all(data, workers=None):
     workers = jobs() if workers is None else workers
     _TASKS = todo
     try:
-        if workers > 1 and len(todo) >= PARALLEL_FROM and _can_fork():
-            _warm()
-            context = multiprocessing.get_context('fork')
-            with ProcessPoolExecutor(
-                min(workers, len(todo)), mp_context=context
-            ) as pool:
-                drawn = list(pool.map(_draw, range(len(todo))))
-        else:
-            drawn = [_draw(i) for i in range(len(todo))]
+        # The report's objects out of the collector's sight, here and in the
+        # workers: the figures' cycles are the only garbage (see heap).
+        with heap.frozen():
+            drawn = _draw_all(todo, workers)
     finally:
         _TASKS = []
     ids = set()
@@ -131,6 +126,15 @@ def make_all(data, workers=None):
         else:
             out[section].append(plot)
     return out, drawn
+
+
+def _draw_all(todo, workers):
+    if workers > 1 and len(todo) >= PARALLEL_FROM and _can_fork():
+        _warm()
+        context = multiprocessing.get_context('fork')
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) as pool:
+            return list(pool.map(_draw, range(len(todo))))
+    return [_draw(i) for i in range(len(todo))]
 
 
 def _warm():

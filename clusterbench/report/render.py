@@ -14,11 +14,11 @@ import jinja2
 
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import trend, verdict
+from clusterbench.judging import trend, verdict, view
 from clusterbench.report import assemble as model
-from clusterbench.report import exectable, executive, headline
+from clusterbench.report import exectable, executive, headline, heap
 from clusterbench.report import plots as plotlib
-from clusterbench.report.plotkit import csv_of
+from clusterbench.report.plotkit import VERDICT_COLUMNS, csv_of, verdict_values
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'templates')
 
@@ -92,12 +92,7 @@ def summary_csv(data):
             'variable',
             'value',
             'samples',
-            'unit',
-            'verdict',
-            'reference',
-            'allowed_low',
-            'allowed_high',
-            'best',
+            *VERDICT_COLUMNS,
             'reason',
             'disturbed_left_out',
             'disturbed_values',
@@ -105,7 +100,6 @@ def summary_csv(data):
     )
     for bench in data.benchmarks:
         for cell in data.row(bench):
-            low, high = cell.allowed or (None, None)
             writer.writerow(
                 [
                     '' if v is None else v
@@ -116,12 +110,7 @@ def summary_csv(data):
                         bench.variable,
                         cell.value,
                         len(cell.values) or None,
-                        bench.unit,
-                        cell.state,
-                        cell.reference,
-                        low if low is not None and math.isfinite(low) else None,
-                        high if high is not None and math.isfinite(high) else None,
-                        'yes' if cell.best else None,
+                        *verdict_values(cell),
                         cell.reason or None,
                         len(cell.disturbed),
                         ' '.join(repr(v) for v in cell.disturbed) or None,
@@ -151,29 +140,21 @@ def render(data, sections, data_dir):
         if not groups or groups[-1][0] != bench.base:
             groups.append((bench.base, []))
         groups[-1][1].append(bench)
-    return template.render(
-        data=data,
-        families=families,
-        groups=groups,
-        sections=sections,
-        data_dir=data_dir,
-        hw_summary=model.hw_summary,
-        run_dates=model.run_dates,
-        describe_trend=trend.describe,
-        severity=executive.SEVERITY,
-        stream_short=headline.SHORT,
-        states=(
-            verdict.PASS,
-            verdict.SLOWER,
-            verdict.FLAGGED,
-            verdict.FASTER,
-            verdict.INCONCLUSIVE,
-            verdict.NO_REFERENCE,
-            verdict.DISTURBED,
-            model.FAILED,
-            model.MISSING,
-        ),
-    )
+    with heap.paused():
+        return template.render(
+            data=data,
+            families=families,
+            groups=groups,
+            sections=sections,
+            data_dir=data_dir,
+            hw_summary=model.hw_summary,
+            run_dates=model.run_dates,
+            describe_trend=trend.describe,
+            severity=executive.SEVERITY,
+            stream_short=headline.SHORT,
+            # The summary line's order, then what only the report shows.
+            states=(*view.SUMMARY_ORDER, model.MISSING),
+        )
 
 
 def write(data, output):
