@@ -33,12 +33,10 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves, sources
 from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
-from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import from_launch_dir
-from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations
@@ -132,9 +130,7 @@ def mpi_family(mpi):
 class CommBase(
     RecordedSkip,
     DeclaredLinkPeak,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RegressionTest,
 ):
     """Base of the communication checks (not registered).
