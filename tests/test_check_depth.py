@@ -23,7 +23,7 @@ from clusterbench.checks.plugins.judged import JudgedCheck
 #: suite, the Spack build (4 classes), the placement, the communication
 #: base, the recorded skip, the declared link peak and the judged check
 #: with its three plugins). 17 before the judged-check base.
-MAX_PROJECT_CLASSES = 17
+MAX_PROJECT_CLASSES = 16
 #: ReFrame's stages in the order it runs them.
 STAGES = ('init', 'setup', 'compile', 'compile_wait', 'run', 'run_wait')
 STAGES += ('sanity', 'performance', 'cleanup')

@@ -44,6 +44,10 @@ from clusterbench.site import stacknames
 
 CURVE_FILE = 'curve_{}.csv'
 
+#: A point-to-point check's ``placement`` parameter: inter, two different
+#: nodes (skipped on a one-node partition); intra, one node (shared memory).
+PLACEMENTS = ['inter', 'intra']
+
 #: What launchers print about bindings (Open MPI, srun, Hydra).
 _BINDING = re.compile(r'(MCW rank \d+ (?:bound|is not bound)|cpu[-_]bind|binding:)')
 
@@ -182,6 +186,28 @@ class CommBase(
         if note:
             self.logger.info(f'{self.display_name}: {note}')
 
+    def place_pairs(self, pairs=1):
+        """Point to point: two ranks (or two groups of *pairs*) on two nodes
+        (``placement=inter``, skipped on a one-node partition) or on one."""
+        if self.placement == 'inter':
+            nodes = partition_nodes(self.current_partition)
+            if nodes is not None and nodes < 2:
+                self.skip(
+                    f'{self.current_partition.fullname} has one node: the '
+                    f'inter-node variant needs two (placement=intra runs)'
+                )
+            self.place(2 * pairs, pairs)
+        else:
+            self.place(2 * pairs, 2 * pairs)
+        self.read_link_peak(self.placement == 'inter')
+
+    def place_all(self):
+        """Collectives: one rank per core on ``num_nodes`` nodes, the whole
+        allocation."""
+        cores = node_cores(self.current_partition)
+        per_node = max(cores, 2) if self.num_nodes == 1 else cores
+        self.place(per_node * self.num_nodes, per_node)
+
     @run_before('compile')
     def _nothing_to_build(self):
         if not self.build_system:
@@ -239,42 +265,6 @@ class CommBase(
         parts.append(self.efficiency_note or f'link {self.link_peak.get("how")}')
         self.logger.info(f'{self.display_name}: ' + '; '.join(parts))
         return figures
-
-
-class PointToPointBase(CommBase):
-    """Two ranks (or two groups of ``pairs``) on two nodes or on one."""
-
-    #: inter: two different nodes (skipped on a one-node partition);
-    #: intra: one node (shared memory).
-    placement = parameter(['inter', 'intra'])
-
-    def place_pairs(self, pairs=1):
-        if self.placement == 'inter':
-            nodes = partition_nodes(self.current_partition)
-            if nodes is not None and nodes < 2:
-                self.skip(
-                    f'{self.current_partition.fullname} has one node: the '
-                    f'inter-node variant needs two (placement=intra runs)'
-                )
-            self.place(2 * pairs, pairs)
-        else:
-            self.place(2 * pairs, 2 * pairs)
-        self.read_link_peak(self.inter_node)
-
-    @property
-    def inter_node(self):
-        return self.placement == 'inter'
-
-
-class CollectiveBase(CommBase):
-    """One rank per core on ``num_nodes`` nodes: the whole allocation."""
-
-    num_nodes = variable(int, value=1)
-
-    def place_all(self):
-        cores = node_cores(self.current_partition)
-        per_node = max(cores, 2) if self.num_nodes == 1 else cores
-        self.place(per_node * self.num_nodes, per_node)
 
 
 class InstalledSuite(SpackBuilt):

@@ -27,6 +27,7 @@ declares its link's peak also get ``pingpong_link_efficiency`` and
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (
     fixture,
+    parameter,
     run_after,
     variable,
 )
@@ -34,9 +35,9 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
 from clusterbench.checks.comm import (
-    CollectiveBase,
+    PLACEMENTS,
+    CommBase,
     InstalledSuite,
-    PointToPointBase,
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.release import IMBReleaseVariables
@@ -116,13 +117,16 @@ class IMBMixin(IMBReleaseVariables, InstalledSuite):
         }
 
 
-class IMBPointToPointBase(IMBMixin, PointToPointBase):
+class IMBPointToPointBase(IMBMixin, CommBase):
     """PingPong, PingPing, Sendrecv, Exchange between nodes or within one."""
 
     descr = 'IMB-MPI1 point-to-point: PingPong, PingPing, Sendrecv, Exchange'
     valid_prog_environs = ['+mpi']
     reference_file = 'imb.yaml'
     reference_index = [*BASE_INDEX, 'placement']
+    #: inter: two different nodes (skipped on a one-node partition); intra: one
+    #: node (shared memory).
+    placement = parameter(PLACEMENTS)
     imb_benchmarks = variable(typ.List[str], value=list(POINT_TO_POINT))
     imb_max_log2 = variable(int, value=22)
 
@@ -140,13 +144,15 @@ class IMBPointToPointBase(IMBMixin, PointToPointBase):
         return self.record(figures, list(found.values()))
 
 
-class IMBCollectiveBase(IMBMixin, CollectiveBase):
+class IMBCollectiveBase(IMBMixin, CommBase):
     """Bcast, Reduce, Allreduce, Alltoall, Barrier on every core of the allocation."""
 
     descr = 'IMB-MPI1 collectives: Bcast, Reduce, Allreduce, Alltoall, Barrier'
     valid_prog_environs = ['+mpi']
     reference_file = 'imb.yaml'
     reference_index = [*BASE_INDEX, 'num_nodes']
+    #: Nodes of the allocation, one rank per core on each.
+    num_nodes = variable(int, value=1)
     imb_benchmarks = variable(typ.List[str], value=list(COLLECTIVES))
     imb_max_log2 = variable(int, value=20)
 

@@ -32,9 +32,9 @@ from reframe.core.builtins import (
 
 from clusterbench.bench import curves
 from clusterbench.checks.comm import (
-    CollectiveBase,
+    PLACEMENTS,
+    CommBase,
     InstalledSuite,
-    PointToPointBase,
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.release import OSUReleaseVariables
@@ -128,13 +128,16 @@ class OSUMixin(OSUReleaseVariables, InstalledSuite):
         }
 
 
-class OSUPointToPointBase(OSUMixin, PointToPointBase):
+class OSUPointToPointBase(OSUMixin, CommBase):
     """osu_latency, osu_bw, osu_bibw, osu_mbw_mr between nodes or within one."""
 
     descr = 'OSU point-to-point: latency, bandwidth, bidirectional, message rate'
     valid_prog_environs = ['+mpi']
     reference_file = 'osu.yaml'
     reference_index = [*BASE_INDEX, 'benchmark', 'placement', 'pairs']
+    #: inter: two different nodes (skipped on a one-node partition); intra: one
+    #: node (shared memory).
+    placement = parameter(PLACEMENTS)
     benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
     #: Pairs of ranks for osu_mbw_mr (the others always run one pair).
     pairs = variable(int, value=1)
@@ -159,13 +162,15 @@ class OSUPointToPointBase(OSUMixin, PointToPointBase):
         return self.record(figures, [curve])
 
 
-class OSUCollectiveBase(OSUMixin, CollectiveBase):
+class OSUCollectiveBase(OSUMixin, CommBase):
     """osu_allreduce, osu_bcast, osu_barrier on every core of the allocation."""
 
     descr = 'OSU collectives: allreduce, broadcast, barrier latency'
     valid_prog_environs = ['+mpi']
     reference_file = 'osu.yaml'
     reference_index = [*BASE_INDEX, 'benchmark', 'num_nodes']
+    #: Nodes of the allocation, one rank per core on each.
+    num_nodes = variable(int, value=1)
     benchmark = parameter(list(COLLECTIVES))
     osu_max_size = variable(int, value=1 << 20)
 
