@@ -25,10 +25,11 @@
 import os
 import re
 import subprocess
+from dataclasses import dataclass
 
 import reframe as rfm
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import parameter, run_before, variable
+from reframe.core.builtins import run_before, variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves, sources
@@ -36,9 +37,7 @@ from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import from_launch_dir
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.checks.resources import node_cores
-from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations
 from clusterbench.site import stacknames
 
@@ -140,7 +139,7 @@ class CommBase(
     """Base of the communication checks (not registered).
 
     A full test (build, then run) because some suites are built by Spack
-    (:class:`InstalledSuite`); one that has nothing to build gets an empty
+    (:class:`Suite`); one that has nothing to build gets an empty
     build, which runs locally and does nothing.
     """
 
@@ -267,73 +266,68 @@ class CommBase(
         return figures
 
 
-class InstalledSuite(SpackBuilt):
-    """A suite from Spack (``-S build_mode=spack``), installed, or its release.
+#: What provides an installed suite offline (``offline_provider`` of its check).
+INSTALLED = 'an installed prefix or an environment providing it'
 
-    Offline (the default) the binaries come from an installed prefix, an
-    environment that provides them or the suite's release build fixture
-    (``<suite>_build``, where the subclass has one), or the test is skipped
-    with one line saying how to provide them. Subclasses set ``suite`` (e.g. ``'osu'``:
+
+@dataclass(frozen=True)
+class Suite:
+    """An MPI suite a check runs from Spack (``-S build_mode=spack``), an
+    installed prefix, an environment or its release: *name* (``osu``:
     variable ``osu_prefix``, environment variable ``CLUSTERBENCH_OSU_PREFIX``,
-    feature ``osu``), ``suite_title``, ``suite_subdirs``, ``spack_package``
-    and, at init, ``spack_executable`` (the binary of this test).
-    """
+    feature ``osu``, release build fixture ``osu_build``), its *title* and
+    the *subdirs* of a prefix its binaries may be in."""
 
-    suite = ''
-    suite_title = ''
-    suite_subdirs = ()
-    offline_provider = 'an installed prefix or an environment providing it'
-    #: The MPI flavour (a partition's environments offer some of them).
-    mpi = parameter(MPI_FLAVOURS)
+    name: str
+    title: str
+    subdirs: tuple = ()
 
-    def offline_build(self):
-        self.executable = quote(self.locate(self.spack_executable))
 
-    def _release_build(self):
-        """The suite's build fixture (built from its release), if it has one."""
-        return getattr(self, f'{self.suite}_build', None)
-
-    def suite_prefix(self):
-        explicit = getattr(self, f'{self.suite}_prefix') or os.environ.get(
-            f'CLUSTERBENCH_{self.suite.upper()}_PREFIX', ''
+def installed(check, suite, name):
+    """The path (or, from an environment's PATH, the name) of *suite*'s binary
+    *name* for *check*; the check is skipped with one line saying how to
+    provide the suite where nothing does."""
+    prefix = _suite_prefix(check, suite)
+    env = check.current_environ
+    if not prefix:
+        if suite.name in env.features:
+            return name
+        build = getattr(check, f'{suite.name}_build', None)
+        ways = f'use an environment with feature {suite.name!r}'
+        if build is not None:
+            hint = sources.mirror_hint(getattr(build, f'{suite.name}_url'))
+            ways = f'{ways}, or {hint}; its release: {build.reason}'
+        else:
+            ways = f'or {ways}'
+        check.skip(
+            f'{suite.title} not installed: give its prefix with '
+            f'-S {suite.name}_prefix=DIR (or CLUSTERBENCH_{suite.name.upper()}'
+            f'_PREFIX=DIR), {ways}'
         )
-        build = self._release_build()
-        if not explicit and build is not None and build.built:
-            self.build_provider = build.build_provider
-            return build.stagedir
-        # The executable is run from the stage: relative to the launch dir.
-        return from_launch_dir(explicit)
+    path = find_executable(name, prefix, suite.subdirs)
+    if path is None:
+        check.skip(
+            f'{name} not found under {suite.name}_prefix={prefix} '
+            f'(looked in ., bin, libexec/...)'
+        )
+    linked = linked_mpi(path)
+    wanted = mpi_family(env.extras.get('mpi'))
+    if linked and wanted and linked != wanted:
+        check.skip(
+            f'{path} is linked with {linked}, environment {env.name} '
+            f'provides {env.extras.get("mpi")}'
+        )
+    return path
 
-    def locate(self, name):
-        """The path (or, from an environment's PATH, the name) of *name*."""
-        prefix = self.suite_prefix()
-        env = self.current_environ
-        if not prefix:
-            if self.suite in env.features:
-                return name
-            build = self._release_build()
-            ways = f'use an environment with feature {self.suite!r}'
-            if build is not None:
-                hint = sources.mirror_hint(getattr(build, f'{self.suite}_url'))
-                ways = f'{ways}, or {hint}; its release: {build.reason}'
-            else:
-                ways = f'or {ways}'
-            self.skip(
-                f'{self.suite_title} not installed: give its prefix with '
-                f'-S {self.suite}_prefix=DIR (or CLUSTERBENCH_{self.suite.upper()}'
-                f'_PREFIX=DIR), {ways}'
-            )
-        path = find_executable(name, prefix, self.suite_subdirs)
-        if path is None:
-            self.skip(
-                f'{name} not found under {self.suite}_prefix={prefix} '
-                f'(looked in ., bin, libexec/...)'
-            )
-        linked = linked_mpi(path)
-        wanted = mpi_family(env.extras.get('mpi'))
-        if linked and wanted and linked != wanted:
-            self.skip(
-                f'{path} is linked with {linked}, environment {env.name} '
-                f'provides {env.extras.get("mpi")}'
-            )
-        return path
+
+def _suite_prefix(check, suite):
+    explicit = getattr(check, f'{suite.name}_prefix') or os.environ.get(
+        f'CLUSTERBENCH_{suite.name.upper()}_PREFIX', ''
+    )
+    # The suite's build fixture (built from its release), if it has one.
+    build = getattr(check, f'{suite.name}_build', None)
+    if not explicit and build is not None and build.built:
+        check.build_provider = build.build_provider
+        return build.stagedir
+    # The executable is run from the stage: relative to the launch dir.
+    return from_launch_dir(explicit)

@@ -35,12 +35,16 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
 from clusterbench.checks.comm import (
+    INSTALLED,
     PLACEMENTS,
     CommBase,
-    InstalledSuite,
+    Suite,
+    installed,
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.checks.release import IMBReleaseVariables
+from clusterbench.checks.shell import quote
 from clusterbench.checks.suitebuild import IMBBuild
 from clusterbench.parsers import imb
 
@@ -76,12 +80,13 @@ def figures_of(found):
     return figures
 
 
-class IMBMixin(IMBReleaseVariables, InstalledSuite):
+class IMBMixin(IMBReleaseVariables, SpackBuilt):
     """Where IMB-MPI1 is and how it is run."""
 
-    suite = 'imb'
-    suite_title = 'Intel MPI Benchmarks (IMB-MPI1)'
-    suite_subdirs = ('src_cpp',)
+    suite = Suite('imb', 'Intel MPI Benchmarks (IMB-MPI1)', ('src_cpp',))
+    offline_provider = INSTALLED
+    #: The MPI flavour (a partition's environments offer some of them).
+    mpi = parameter(MPI_FLAVOURS)
     output_program = EXECUTABLE
     output_parser = imb
     spack_package = 'intel-mpi-benchmarks'
@@ -93,6 +98,9 @@ class IMBMixin(IMBReleaseVariables, InstalledSuite):
     imb_min_log2 = variable(int, value=0)
     #: Fixed repetitions per size (-iter); 0: IMB's own choice.
     imb_iterations = variable(int, value=0)
+
+    def offline_build(self):
+        self.executable = quote(installed(self, self.suite, self.spack_executable))
 
     def imb_configure(self, benchmarks, max_log2, known):
         unknown = [b for b in benchmarks if b not in known]

@@ -32,12 +32,16 @@ from reframe.core.builtins import (
 
 from clusterbench.bench import curves
 from clusterbench.checks.comm import (
+    INSTALLED,
     PLACEMENTS,
     CommBase,
-    InstalledSuite,
+    Suite,
+    installed,
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.checks.release import OSUReleaseVariables
+from clusterbench.checks.shell import quote
 from clusterbench.checks.suitebuild import OSUBuild
 from clusterbench.parsers import osu
 
@@ -78,12 +82,13 @@ def figures_of(benchmark, curve):
     return figures
 
 
-class OSUMixin(OSUReleaseVariables, InstalledSuite):
+class OSUMixin(OSUReleaseVariables, SpackBuilt):
     """Where OSU is and how it is run."""
 
-    suite = 'osu'
-    suite_title = 'OSU Micro-Benchmarks'
-    suite_subdirs = SUBDIRS
+    suite = Suite('osu', 'OSU Micro-Benchmarks', SUBDIRS)
+    offline_provider = INSTALLED
+    #: The MPI flavour (a partition's environments offer some of them).
+    mpi = parameter(MPI_FLAVOURS)
     spack_package = 'osu-micro-benchmarks'
     output_parser = osu
 
@@ -100,6 +105,9 @@ class OSUMixin(OSUReleaseVariables, InstalledSuite):
     osu_iterations = variable(int, value=0)
     osu_warmup = variable(int, value=0)
     osu_validate = variable(bool, value=False)
+
+    def offline_build(self):
+        self.executable = quote(installed(self, self.suite, self.spack_executable))
 
     def osu_options(self, max_size):
         opts = ['-m', f'{self.osu_min_size}:{max_size}']
