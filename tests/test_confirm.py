@@ -19,7 +19,7 @@ import pytest
 import rfm
 import verdicttable
 
-from clusterbench.results import confirm
+from clusterbench.noisyhost import confirm
 
 pytestmark = pytest.mark.integration
 

@@ -3,7 +3,7 @@ the probe of the sessions a reference was made from."""
 
 import sys
 
-from clusterbench.machine import hostprobe
+from clusterbench.noisyhost import hostprobe
 from clusterbench.references.update import Samples, host_probe_of
 
 
@@ -77,7 +77,7 @@ def test_the_module_prints_its_figures_as_json():
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, '-m', 'clusterbench.machine.hostprobe'],
+        [sys.executable, '-m', 'clusterbench.noisyhost.hostprobe'],
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert set(json.loads(done.stdout)) == set(hostprobe.FIGURES)

@@ -390,7 +390,7 @@ def test_this_machine():
 
 
 def test_job_script_line_per_node():
-    from clusterbench.checks.plugins.provenance import collect_command
+    from clusterbench.checks.plugins.nodefacts import collect_command
 
     local = collect_command('/stage/t/hwinfo', python='/venv/bin/python')
     assert local == (

@@ -16,25 +16,25 @@ from conftest import PROJECT
 from test_run_conditions import start_hog
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.machine import conditions, noisyhost
+from clusterbench.noisyhost import conditions, switch
 from clusterbench.results import runner
 
 OFF_LINE = "the noisy-host profile is off for local (extras: {'noisy_host': True})"
 
 
 def test_the_switch_and_its_thresholds():
-    assert noisyhost.thresholds({}) is None
-    assert noisyhost.thresholds({'noisy_host': False}) is None
-    assert noisyhost.thresholds({'noisy_host': True}) == conditions.DEFAULTS
-    changed = noisyhost.thresholds({'noisy_host': {'max_other_cpu': 0.3}})
+    assert switch.thresholds({}) is None
+    assert switch.thresholds({'noisy_host': False}) is None
+    assert switch.thresholds({'noisy_host': True}) == conditions.DEFAULTS
+    changed = switch.thresholds({'noisy_host': {'max_other_cpu': 0.3}})
     assert changed == {**conditions.DEFAULTS, 'max_other_cpu': 0.3}
     # Off a host that measures itself, the host probe is not judged by default.
-    batch = noisyhost.thresholds({'noisy_host': True}, local=False)
+    batch = switch.thresholds({'noisy_host': True}, local=False)
     assert batch['max_host_drift'] is None
     # The older place of the thresholds is read, but does not turn it on.
     legacy = {'conditions': {'max_steal': 0.5}}
-    assert noisyhost.thresholds(legacy) is None
-    assert noisyhost.thresholds({**legacy, 'noisy_host': True})['max_steal'] == 0.5
+    assert switch.thresholds(legacy) is None
+    assert switch.thresholds({**legacy, 'noisy_host': True})['max_steal'] == 0.5
 
 
 @pytest.mark.parametrize(
@@ -46,7 +46,7 @@ def test_the_switch_and_its_thresholds():
 )
 def test_a_bad_switch_is_one_line(value, message):
     with pytest.raises(ClusterbenchError) as err:
-        noisyhost.thresholds({'noisy_host': value})
+        switch.thresholds({'noisy_host': value})
     assert str(err.value).startswith(message)
 
 

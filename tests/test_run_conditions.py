@@ -16,7 +16,8 @@ from rfm import clusterbench, only_case, reframe, tool
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
-from clusterbench.machine import conditions, hwinfo
+from clusterbench.machine import hwinfo
+from clusterbench.noisyhost import conditions, quiet
 from clusterbench.results import runreport, samples
 
 PYTHON = sys.executable
@@ -25,7 +26,7 @@ PYTHON = sys.executable
 class Snap:
     def __init__(self, t, steal, busy, idle, cpus=2, load=0.1, mhz=2600.0):
         self.time = t
-        self.stat = dict.fromkeys(conditions._STAT_FIELDS, 0.0)
+        self.stat = dict.fromkeys(conditions.STAT_FIELDS, 0.0)
         self.stat.update(steal=steal, user=busy, idle=idle)
         self.cpus, self.load, self.mhz = cpus, load, mhz
 
@@ -124,7 +125,7 @@ def test_the_wrapper_measures_the_ranks_keeps_the_exit_code_and_the_preload(tmp_
     env = {**os.environ, 'PYTHONPATH': PROJECT, '_CB_LD_PRELOAD': 'libx.so'}
     env.pop('LD_PRELOAD', None)
     proc = subprocess.run(
-        [PYTHON, '-m', 'clusterbench.machine.conditions', 'wrap', '-o', str(out)]
+        [PYTHON, '-m', 'clusterbench.noisyhost.conditions', 'wrap', '-o', str(out)]
         + ['--ranks', '1', '--local', '--', PYTHON, '-c', busy],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -139,7 +140,7 @@ def test_the_wrapper_measures_the_ranks_keeps_the_exit_code_and_the_preload(tmp_
 def test_wait_quiet_says_when_it_gives_up():
     said = []
     start = time.monotonic()
-    assert not conditions.wait_quiet(1.5, quiet_for=3, max_busy=-1, say=said.append)
+    assert not quiet.wait_quiet(1.5, quiet_for=3, max_busy=-1, say=said.append)
     assert time.monotonic() - start < 10
     (line,) = said
     assert re.match(

@@ -25,7 +25,7 @@ import rfm
 import yaml
 
 from clusterbench.judging import verdict
-from clusterbench.machine import hostprobe
+from clusterbench.noisyhost import hostprobe
 from clusterbench.references import lookup as reflookup
 from clusterbench.references import validate as refdata
 

@@ -27,10 +27,9 @@ from clusterbench.checks.cgsolver import CGSolverBase
 from clusterbench.checks.fabric import AcceptanceSpec, partition_nodes
 from clusterbench.checks.hpcc import HPCCBase
 from clusterbench.checks.npb import NPBBase
-from clusterbench.checks.plugins.jobstate import JobStateCheck
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 
@@ -39,9 +38,7 @@ from clusterbench.checks.shell import quote
 
 class NodeProbeBase(
     AcceptanceSpec,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):
     """STREAM (copy, scale, add, triad) and DGEMM on one core of one node.

@@ -13,10 +13,9 @@ from reframe.core.builtins import (
 )
 
 from clusterbench.checks.plugins.instrumented import Instrumented
-from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.profiling import agrees_with_cgsolver
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote, quote_all
 from clusterbench.parsers import cgsolver
@@ -56,9 +55,7 @@ class CGSolverBuild(rfm.CompileOnlyRegressionTest):
 
 class CGSolverBase(
     Instrumented,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):
     """Runs the solver on a generated 3-D Poisson problem.

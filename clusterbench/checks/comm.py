@@ -25,26 +25,27 @@
 import os
 import re
 import subprocess
+from dataclasses import dataclass
 
 import reframe as rfm
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import parameter, run_before, variable
+from reframe.core.builtins import run_before, variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves, sources
 from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
-from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import from_launch_dir
-from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
-from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations
 from clusterbench.site import stacknames
 
 CURVE_FILE = 'curve_{}.csv'
+
+#: A point-to-point check's ``placement`` parameter: inter, two different
+#: nodes (skipped on a one-node partition); intra, one node (shared memory).
+PLACEMENTS = ['inter', 'intra']
 
 #: What launchers print about bindings (Open MPI, srun, Hydra).
 _BINDING = re.compile(r'(MCW rank \d+ (?:bound|is not bound)|cpu[-_]bind|binding:)')
@@ -132,15 +133,13 @@ def mpi_family(mpi):
 class CommBase(
     RecordedSkip,
     DeclaredLinkPeak,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RegressionTest,
 ):
     """Base of the communication checks (not registered).
 
     A full test (build, then run) because some suites are built by Spack
-    (:class:`InstalledSuite`); one that has nothing to build gets an empty
+    (:class:`Suite`); one that has nothing to build gets an empty
     build, which runs locally and does nothing.
     """
 
@@ -185,6 +184,28 @@ class CommBase(
         self.env_vars.update(env)
         if note:
             self.logger.info(f'{self.display_name}: {note}')
+
+    def place_pairs(self, pairs=1):
+        """Point to point: two ranks (or two groups of *pairs*) on two nodes
+        (``placement=inter``, skipped on a one-node partition) or on one."""
+        if self.placement == 'inter':
+            nodes = partition_nodes(self.current_partition)
+            if nodes is not None and nodes < 2:
+                self.skip(
+                    f'{self.current_partition.fullname} has one node: the '
+                    f'inter-node variant needs two (placement=intra runs)'
+                )
+            self.place(2 * pairs, pairs)
+        else:
+            self.place(2 * pairs, 2 * pairs)
+        self.read_link_peak(self.placement == 'inter')
+
+    def place_all(self):
+        """Collectives: one rank per core on ``num_nodes`` nodes, the whole
+        allocation."""
+        cores = node_cores(self.current_partition)
+        per_node = max(cores, 2) if self.num_nodes == 1 else cores
+        self.place(per_node * self.num_nodes, per_node)
 
     @run_before('compile')
     def _nothing_to_build(self):
@@ -245,109 +266,68 @@ class CommBase(
         return figures
 
 
-class PointToPointBase(CommBase):
-    """Two ranks (or two groups of ``pairs``) on two nodes or on one."""
-
-    #: inter: two different nodes (skipped on a one-node partition);
-    #: intra: one node (shared memory).
-    placement = parameter(['inter', 'intra'])
-
-    def place_pairs(self, pairs=1):
-        if self.placement == 'inter':
-            nodes = partition_nodes(self.current_partition)
-            if nodes is not None and nodes < 2:
-                self.skip(
-                    f'{self.current_partition.fullname} has one node: the '
-                    f'inter-node variant needs two (placement=intra runs)'
-                )
-            self.place(2 * pairs, pairs)
-        else:
-            self.place(2 * pairs, 2 * pairs)
-        self.read_link_peak(self.inter_node)
-
-    @property
-    def inter_node(self):
-        return self.placement == 'inter'
+#: What provides an installed suite offline (``offline_provider`` of its check).
+INSTALLED = 'an installed prefix or an environment providing it'
 
 
-class CollectiveBase(CommBase):
-    """One rank per core on ``num_nodes`` nodes: the whole allocation."""
-
-    num_nodes = variable(int, value=1)
-
-    def place_all(self):
-        cores = node_cores(self.current_partition)
-        per_node = max(cores, 2) if self.num_nodes == 1 else cores
-        self.place(per_node * self.num_nodes, per_node)
-
-
-class InstalledSuite(SpackBuilt):
-    """A suite from Spack (``-S build_mode=spack``), installed, or its release.
-
-    Offline (the default) the binaries come from an installed prefix, an
-    environment that provides them or the suite's release build fixture
-    (``<suite>_build``, where the subclass has one), or the test is skipped
-    with one line saying how to provide them. Subclasses set ``suite`` (e.g. ``'osu'``:
+@dataclass(frozen=True)
+class Suite:
+    """An MPI suite a check runs from Spack (``-S build_mode=spack``), an
+    installed prefix, an environment or its release: *name* (``osu``:
     variable ``osu_prefix``, environment variable ``CLUSTERBENCH_OSU_PREFIX``,
-    feature ``osu``), ``suite_title``, ``suite_subdirs``, ``spack_package``
-    and, at init, ``spack_executable`` (the binary of this test).
-    """
+    feature ``osu``, release build fixture ``osu_build``), its *title* and
+    the *subdirs* of a prefix its binaries may be in."""
 
-    suite = ''
-    suite_title = ''
-    suite_subdirs = ()
-    offline_provider = 'an installed prefix or an environment providing it'
-    #: The MPI flavour (a partition's environments offer some of them).
-    mpi = parameter(MPI_FLAVOURS)
+    name: str
+    title: str
+    subdirs: tuple = ()
 
-    def offline_build(self):
-        self.executable = quote(self.locate(self.spack_executable))
 
-    def _release_build(self):
-        """The suite's build fixture (built from its release), if it has one."""
-        return getattr(self, f'{self.suite}_build', None)
-
-    def suite_prefix(self):
-        explicit = getattr(self, f'{self.suite}_prefix') or os.environ.get(
-            f'CLUSTERBENCH_{self.suite.upper()}_PREFIX', ''
+def installed(check, suite, name):
+    """The path (or, from an environment's PATH, the name) of *suite*'s binary
+    *name* for *check*; the check is skipped with one line saying how to
+    provide the suite where nothing does."""
+    prefix = _suite_prefix(check, suite)
+    env = check.current_environ
+    if not prefix:
+        if suite.name in env.features:
+            return name
+        build = getattr(check, f'{suite.name}_build', None)
+        ways = f'use an environment with feature {suite.name!r}'
+        if build is not None:
+            hint = sources.mirror_hint(getattr(build, f'{suite.name}_url'))
+            ways = f'{ways}, or {hint}; its release: {build.reason}'
+        else:
+            ways = f'or {ways}'
+        check.skip(
+            f'{suite.title} not installed: give its prefix with '
+            f'-S {suite.name}_prefix=DIR (or CLUSTERBENCH_{suite.name.upper()}'
+            f'_PREFIX=DIR), {ways}'
         )
-        build = self._release_build()
-        if not explicit and build is not None and build.built:
-            self.build_provider = build.build_provider
-            return build.stagedir
-        # The executable is run from the stage: relative to the launch dir.
-        return from_launch_dir(explicit)
+    path = find_executable(name, prefix, suite.subdirs)
+    if path is None:
+        check.skip(
+            f'{name} not found under {suite.name}_prefix={prefix} '
+            f'(looked in ., bin, libexec/...)'
+        )
+    linked = linked_mpi(path)
+    wanted = mpi_family(env.extras.get('mpi'))
+    if linked and wanted and linked != wanted:
+        check.skip(
+            f'{path} is linked with {linked}, environment {env.name} '
+            f'provides {env.extras.get("mpi")}'
+        )
+    return path
 
-    def locate(self, name):
-        """The path (or, from an environment's PATH, the name) of *name*."""
-        prefix = self.suite_prefix()
-        env = self.current_environ
-        if not prefix:
-            if self.suite in env.features:
-                return name
-            build = self._release_build()
-            ways = f'use an environment with feature {self.suite!r}'
-            if build is not None:
-                hint = sources.mirror_hint(getattr(build, f'{self.suite}_url'))
-                ways = f'{ways}, or {hint}; its release: {build.reason}'
-            else:
-                ways = f'or {ways}'
-            self.skip(
-                f'{self.suite_title} not installed: give its prefix with '
-                f'-S {self.suite}_prefix=DIR (or CLUSTERBENCH_{self.suite.upper()}'
-                f'_PREFIX=DIR), {ways}'
-            )
-        path = find_executable(name, prefix, self.suite_subdirs)
-        if path is None:
-            self.skip(
-                f'{name} not found under {self.suite}_prefix={prefix} '
-                f'(looked in ., bin, libexec/...)'
-            )
-        linked = linked_mpi(path)
-        wanted = mpi_family(env.extras.get('mpi'))
-        if linked and wanted and linked != wanted:
-            self.skip(
-                f'{path} is linked with {linked}, environment {env.name} '
-                f'provides {env.extras.get("mpi")}'
-            )
-        return path
+
+def _suite_prefix(check, suite):
+    explicit = getattr(check, f'{suite.name}_prefix') or os.environ.get(
+        f'CLUSTERBENCH_{suite.name.upper()}_PREFIX', ''
+    )
+    # The suite's build fixture (built from its release), if it has one.
+    build = getattr(check, f'{suite.name}_build', None)
+    if not explicit and build is not None and build.built:
+        check.build_provider = build.build_provider
+        return build.stagedir
+    # The executable is run from the stage: relative to the launch dir.
+    return from_launch_dir(explicit)

@@ -22,10 +22,8 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 
 from clusterbench.acceptance import outputs
-from clusterbench.checks.plugins.jobstate import JobStateCheck
-from clusterbench.checks.plugins.references import ExternalReferences
+from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.shell import quote, quote_all
 from clusterbench.judging import stats
 from clusterbench.parsers import declarations
@@ -144,9 +142,7 @@ FIGURES = declarations.FABRIC
 class FabricBase(
     RecordedSkip,
     AcceptanceSpec,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):
     """All-pairs latency, bandwidth and message rate between the nodes.

@@ -9,9 +9,8 @@ from clusterbench.bench import hpl_sizing
 from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.instrumented import Instrumented
-from clusterbench.checks.plugins.jobstate import JobStateCheck
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
+from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations, hpcc
@@ -40,9 +39,7 @@ class HPCCBase(
     HPLProblem,
     Instrumented,
     DeclaredLinkPeak,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):
     """Runs ``hpcc`` on all cores of ``num_nodes`` nodes; records every figure.

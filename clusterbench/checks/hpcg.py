@@ -12,10 +12,9 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError, SanityError
 
-from clusterbench.checks.plugins.jobstate import JobStateCheck
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.resources import node_cores
 from clusterbench.parsers import hpcg
 
@@ -33,9 +32,7 @@ def hpcg_dat(local_size, seconds):
     )
 
 
-class HPCGBase(
-    SpackBuilt, JobStateCheck, VerifiedOutput, ExternalReferences, rfm.RegressionTest
-):
+class HPCGBase(SpackBuilt, JudgedCheck, rfm.RegressionTest):
     """HPCG on all cores of ``num_nodes`` nodes, one rank per core, built by Spack.
 
     Each rank gets a ``local_size``^3 grid (a multiple of 8, at least 16)

@@ -28,10 +28,9 @@ from reframe.utility.cpuinfo import cpuinfo
 
 from clusterbench.bench import hpl_makearch, hpl_sizing, sources
 from clusterbench.checks.plugins.hplproblem import HPLProblem
-from clusterbench.checks.plugins.jobstate import JobStateCheck
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import (
     HPLRelease,
     HPLReleaseVariables,
@@ -82,9 +81,7 @@ class HPLBase(
     HPLReleaseVariables,
     HPLProblem,
     SpackBuilt,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RegressionTest,
 ):
     """HPL on all cores of ``num_nodes`` nodes, built from its release or Spack.

@@ -27,6 +27,7 @@ declares its link's peak also get ``pingpong_link_efficiency`` and
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (
     fixture,
+    parameter,
     run_after,
     variable,
 )
@@ -34,12 +35,16 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
 from clusterbench.checks.comm import (
-    CollectiveBase,
-    InstalledSuite,
-    PointToPointBase,
+    INSTALLED,
+    PLACEMENTS,
+    CommBase,
+    Suite,
+    installed,
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.checks.release import IMBReleaseVariables
+from clusterbench.checks.shell import quote
 from clusterbench.checks.suitebuild import IMBBuild
 from clusterbench.parsers import imb
 
@@ -75,12 +80,13 @@ def figures_of(found):
     return figures
 
 
-class IMBMixin(IMBReleaseVariables, InstalledSuite):
+class IMBMixin(IMBReleaseVariables, SpackBuilt):
     """Where IMB-MPI1 is and how it is run."""
 
-    suite = 'imb'
-    suite_title = 'Intel MPI Benchmarks (IMB-MPI1)'
-    suite_subdirs = ('src_cpp',)
+    suite = Suite('imb', 'Intel MPI Benchmarks (IMB-MPI1)', ('src_cpp',))
+    offline_provider = INSTALLED
+    #: The MPI flavour (a partition's environments offer some of them).
+    mpi = parameter(MPI_FLAVOURS)
     output_program = EXECUTABLE
     output_parser = imb
     spack_package = 'intel-mpi-benchmarks'
@@ -92,6 +98,9 @@ class IMBMixin(IMBReleaseVariables, InstalledSuite):
     imb_min_log2 = variable(int, value=0)
     #: Fixed repetitions per size (-iter); 0: IMB's own choice.
     imb_iterations = variable(int, value=0)
+
+    def offline_build(self):
+        self.executable = quote(installed(self, self.suite, self.spack_executable))
 
     def imb_configure(self, benchmarks, max_log2, known):
         unknown = [b for b in benchmarks if b not in known]
@@ -116,13 +125,16 @@ class IMBMixin(IMBReleaseVariables, InstalledSuite):
         }
 
 
-class IMBPointToPointBase(IMBMixin, PointToPointBase):
+class IMBPointToPointBase(IMBMixin, CommBase):
     """PingPong, PingPing, Sendrecv, Exchange between nodes or within one."""
 
     descr = 'IMB-MPI1 point-to-point: PingPong, PingPing, Sendrecv, Exchange'
     valid_prog_environs = ['+mpi']
     reference_file = 'imb.yaml'
     reference_index = [*BASE_INDEX, 'placement']
+    #: inter: two different nodes (skipped on a one-node partition); intra: one
+    #: node (shared memory).
+    placement = parameter(PLACEMENTS)
     imb_benchmarks = variable(typ.List[str], value=list(POINT_TO_POINT))
     imb_max_log2 = variable(int, value=22)
 
@@ -140,13 +152,15 @@ class IMBPointToPointBase(IMBMixin, PointToPointBase):
         return self.record(figures, list(found.values()))
 
 
-class IMBCollectiveBase(IMBMixin, CollectiveBase):
+class IMBCollectiveBase(IMBMixin, CommBase):
     """Bcast, Reduce, Allreduce, Alltoall, Barrier on every core of the allocation."""
 
     descr = 'IMB-MPI1 collectives: Bcast, Reduce, Allreduce, Alltoall, Barrier'
     valid_prog_environs = ['+mpi']
     reference_file = 'imb.yaml'
     reference_index = [*BASE_INDEX, 'num_nodes']
+    #: Nodes of the allocation, one rank per core on each.
+    num_nodes = variable(int, value=1)
     imb_benchmarks = variable(typ.List[str], value=list(COLLECTIVES))
     imb_max_log2 = variable(int, value=20)
 

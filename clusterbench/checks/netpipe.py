@@ -25,7 +25,7 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
-from clusterbench.checks.comm import PointToPointBase
+from clusterbench.checks.comm import PLACEMENTS, CommBase
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.shell import quote
 from clusterbench.parsers import netpipe
@@ -33,13 +33,16 @@ from clusterbench.parsers import netpipe
 OUTPUT_FILE = 'np.out'
 
 
-class NetPIPEBase(PointToPointBase):
+class NetPIPEBase(CommBase):
     """NetPIPE between two ranks; environments with feature ``netpipe``."""
 
     descr = 'NetPIPE: ping-pong and bidirectional curves between two ranks'
     valid_prog_environs = ['+netpipe']
     reference_file = 'netpipe.yaml'
     reference_index = [*BASE_INDEX, 'mode', 'placement']
+    #: inter: two different nodes (skipped on a one-node partition); intra: one
+    #: node (shared memory).
+    placement = parameter(PLACEMENTS)
     mode = parameter(['pingpong', 'bidir'])
     #: NetPIPE's MPI binary (Debian: NPopenmpi; a NetPIPE build: NPmpi).
     netpipe_executable = variable(str, value='NPopenmpi')

@@ -59,9 +59,9 @@ from clusterbench.checks.npbinstalled import (
     provider,
     resolve_on_path,
 )
-from clusterbench.checks.plugins.jobstate import JobStateCheck
+from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import LaunchDirPaths
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.spack import (
     MPI_FLAVOURS,
@@ -71,7 +71,6 @@ from clusterbench.checks.plugins.spack import (
     StackParameters,
     find_spack,
 )
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import NPBReleaseVariables, SourceRelease
 from clusterbench.checks.resources import node_cores, node_memory_bytes
 from clusterbench.checks.shell import (
@@ -488,9 +487,7 @@ def _time_limit(npb_class):
 class NPBBase(
     StackParameters,
     BuildProvenance,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     _NPBVariables,
     rfm.RunOnlyRegressionTest,
 ):

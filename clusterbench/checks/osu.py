@@ -32,12 +32,16 @@ from reframe.core.builtins import (
 
 from clusterbench.bench import curves
 from clusterbench.checks.comm import (
-    CollectiveBase,
-    InstalledSuite,
-    PointToPointBase,
+    INSTALLED,
+    PLACEMENTS,
+    CommBase,
+    Suite,
+    installed,
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
 from clusterbench.checks.release import OSUReleaseVariables
+from clusterbench.checks.shell import quote
 from clusterbench.checks.suitebuild import OSUBuild
 from clusterbench.parsers import osu
 
@@ -78,12 +82,13 @@ def figures_of(benchmark, curve):
     return figures
 
 
-class OSUMixin(OSUReleaseVariables, InstalledSuite):
+class OSUMixin(OSUReleaseVariables, SpackBuilt):
     """Where OSU is and how it is run."""
 
-    suite = 'osu'
-    suite_title = 'OSU Micro-Benchmarks'
-    suite_subdirs = SUBDIRS
+    suite = Suite('osu', 'OSU Micro-Benchmarks', SUBDIRS)
+    offline_provider = INSTALLED
+    #: The MPI flavour (a partition's environments offer some of them).
+    mpi = parameter(MPI_FLAVOURS)
     spack_package = 'osu-micro-benchmarks'
     output_parser = osu
 
@@ -100,6 +105,9 @@ class OSUMixin(OSUReleaseVariables, InstalledSuite):
     osu_iterations = variable(int, value=0)
     osu_warmup = variable(int, value=0)
     osu_validate = variable(bool, value=False)
+
+    def offline_build(self):
+        self.executable = quote(installed(self, self.suite, self.spack_executable))
 
     def osu_options(self, max_size):
         opts = ['-m', f'{self.osu_min_size}:{max_size}']
@@ -128,13 +136,16 @@ class OSUMixin(OSUReleaseVariables, InstalledSuite):
         }
 
 
-class OSUPointToPointBase(OSUMixin, PointToPointBase):
+class OSUPointToPointBase(OSUMixin, CommBase):
     """osu_latency, osu_bw, osu_bibw, osu_mbw_mr between nodes or within one."""
 
     descr = 'OSU point-to-point: latency, bandwidth, bidirectional, message rate'
     valid_prog_environs = ['+mpi']
     reference_file = 'osu.yaml'
     reference_index = [*BASE_INDEX, 'benchmark', 'placement', 'pairs']
+    #: inter: two different nodes (skipped on a one-node partition); intra: one
+    #: node (shared memory).
+    placement = parameter(PLACEMENTS)
     benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
     #: Pairs of ranks for osu_mbw_mr (the others always run one pair).
     pairs = variable(int, value=1)
@@ -159,13 +170,15 @@ class OSUPointToPointBase(OSUMixin, PointToPointBase):
         return self.record(figures, [curve])
 
 
-class OSUCollectiveBase(OSUMixin, CollectiveBase):
+class OSUCollectiveBase(OSUMixin, CommBase):
     """osu_allreduce, osu_bcast, osu_barrier on every core of the allocation."""
 
     descr = 'OSU collectives: allreduce, broadcast, barrier latency'
     valid_prog_environs = ['+mpi']
     reference_file = 'osu.yaml'
     reference_index = [*BASE_INDEX, 'benchmark', 'num_nodes']
+    #: Nodes of the allocation, one rank per core on each.
+    num_nodes = variable(int, value=1)
     benchmark = parameter(list(COLLECTIVES))
     osu_max_size = variable(int, value=1 << 20)
 

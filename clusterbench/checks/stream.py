@@ -22,10 +22,9 @@ from reframe.core.builtins import (
 )
 
 from clusterbench.bench import sources
-from clusterbench.checks.plugins.jobstate import JobStateCheck
-from clusterbench.checks.plugins.references import BASE_INDEX, ExternalReferences
+from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import SpackBuilt
-from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 from clusterbench.checks.release import (
     StreamRelease,
     StreamReleaseVariables,
@@ -71,9 +70,7 @@ def openmp_flag(environ):
 class StreamBase(
     StreamReleaseVariables,
     SpackBuilt,
-    JobStateCheck,
-    VerifiedOutput,
-    ExternalReferences,
+    JudgedCheck,
     rfm.RegressionTest,
 ):
     """STREAM on one node, one OpenMP thread per core.

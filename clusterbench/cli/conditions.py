@@ -1,13 +1,13 @@
-"""``python -m clusterbench.machine.conditions wrap|wait-quiet``: the parser
-(the measuring is clusterbench.machine.conditions')."""
+"""``python -m clusterbench.noisyhost.conditions wrap|wait-quiet``: the parser
+(the measuring is clusterbench.noisyhost.conditions')."""
 
 import argparse
 
-from clusterbench.machine import conditions
+from clusterbench.noisyhost import conditions, quiet
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog='python -m clusterbench.machine.conditions')
+    ap = argparse.ArgumentParser(prog='python -m clusterbench.noisyhost.conditions')
     sub = ap.add_subparsers(dest='command', required=True)
     wrap = sub.add_parser('wrap', help='run a launcher and measure around it')
     wrap.add_argument('-o', '--output', required=True)
@@ -28,12 +28,12 @@ def main(argv=None):
         '--no-probe', action='store_true', help='do not run the host probe first'
     )
     wrap.add_argument('argv', nargs=argparse.REMAINDER)
-    quiet = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
-    quiet.add_argument('--timeout', type=float, default=60.0)
-    quiet.add_argument('--quiet-for', type=float, default=3.0)
+    waiting = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
+    waiting.add_argument('--timeout', type=float, default=60.0)
+    waiting.add_argument('--quiet-for', type=float, default=3.0)
     args = ap.parse_args(argv)
     if args.command == 'wait-quiet':
-        return 0 if conditions.wait_quiet(args.timeout, args.quiet_for) else 1
+        return 0 if quiet.wait_quiet(args.timeout, args.quiet_for) else 1
     command = args.argv[1:] if args.argv[:1] == ['--'] else args.argv
     if not command:
         ap.error('wrap: no command after --')

@@ -9,8 +9,9 @@ from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
+from clusterbench.noisyhost import confirm
 from clusterbench.references import directory as refdir
-from clusterbench.results import confirm, runner
+from clusterbench.results import runner
 from clusterbench.results import session as sessionreport
 
 

@@ -1,7 +1,7 @@
 """One rule for DISTURBED samples: left out of every figure, and said.
 
 A test case whose run broke its conditions' thresholds
-(clusterbench.machine.conditions) records what it broke in ``disturbed``,
+(clusterbench.noisyhost.conditions) records what it broke in ``disturbed``,
 e.g. ``"steal 18 %, ranks' CPU share 71 %"``. Its figures are no
 measurement of the machine: `references update`, `baseline`, `trend` (and
 the report and `ab`) leave them out of everything they pool, and say how

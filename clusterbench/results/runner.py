@@ -15,11 +15,10 @@ import time
 from clusterbench.core import scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
-from clusterbench.machine import noisyhost
+from clusterbench.noisyhost import confirm, switch
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import (
-    confirm,
     guide,
     nodelock,
     plausibility,
@@ -170,7 +169,7 @@ def noisy_host_partitions(config, system):
     found = []
     for part in _partitions(config, system):
         try:
-            if noisyhost.enabled(part):
+            if switch.enabled(part):
                 found.append(part['name'])
         except ClusterbenchError as err:
             raise ClusterbenchError(
@@ -291,7 +290,7 @@ def run(
         # The checks' hook waits before each test on a local partition.
         extra = ['-S', f'wait_quiet={wait_quiet:g}', *extra]
     elif wait_quiet:
-        print(f'--wait-quiet: not waiting, {noisyhost.off(system)}', file=out)
+        print(f'--wait-quiet: not waiting, {switch.off(system)}', file=out)
     cmd = reframe_command(config, checks, system, prefix, report, extra)
     print('$ ' + shlex.join(cmd), file=out, flush=True)
     try:
@@ -312,7 +311,7 @@ def run(
         red = confirm.red_cases(judged, runreport.cases(data, report))
         quiet = {where: cases for where, cases in red.items() if where[1] in noisy}
         if red and confirm_runs and not quiet:
-            print(f'\nConfirmation runs: none, {noisyhost.off(system)}', file=out)
+            print(f'\nConfirmation runs: none, {switch.off(system)}', file=out)
         red = quiet
         why_not = confirm.unsupported(extra)
         if red and confirm_runs and why_not:

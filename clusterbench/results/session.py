@@ -2,7 +2,7 @@
 
 Read from the run report's test cases (the plugins
 :mod:`~clusterbench.checks.plugins.profiling`,
-:mod:`~clusterbench.checks.plugins.provenance` and
+:mod:`~clusterbench.checks.plugins.nodefacts` and
 :mod:`~clusterbench.checks.plugins.energy` keep their digests there), and printed
 after the verdict table with ``-v``: per configuration the run conditions,
 the MPI time share, the per-call breakdown and the message-size histograms;
@@ -13,7 +13,8 @@ why. Without ``-v``, one line (:func:`digest`) says what there is.
 import textwrap
 
 from clusterbench.bench import profile
-from clusterbench.machine import conditions, hwinfo
+from clusterbench.machine import hwinfo
+from clusterbench.noisyhost import conditions
 from clusterbench.results import runreport
 
 

@@ -6,13 +6,11 @@ lists it first among its bases::
 """
 
 from clusterbench.checks.plugins.energy import EnergyMeasurement
+from clusterbench.checks.plugins.nodefacts import NodeFacts
 from clusterbench.checks.plugins.portable import PortableCeilings
 from clusterbench.checks.plugins.profiling import MPIProfiling
-from clusterbench.checks.plugins.provenance import HardwareProvenance
 
 
-class Instrumented(
-    MPIProfiling, HardwareProvenance, EnergyMeasurement, PortableCeilings
-):
+class Instrumented(MPIProfiling, NodeFacts, EnergyMeasurement, PortableCeilings):
     """``-S mpi_profile=1`` profiles; node facts, energy and the declared
     ceilings of the portable figures come with every run."""

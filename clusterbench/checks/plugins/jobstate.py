@@ -3,8 +3,6 @@
 import os
 import re
 
-import reframe as rfm
-from reframe.core.builtins import run_before
 from reframe.core.exceptions import SanityError
 
 _BAD_STATES = {
@@ -35,30 +33,27 @@ def lost_nodes(stderr_text):
     return found
 
 
-class JobStateCheck(rfm.RegressionTestPlugin):
-    """A job the scheduler ended (a lost node, a time limit) fails with that
-    reason, rather than with the missing output it left behind."""
+def scheduler_verdict(job, stagedir):
+    """A SanityError naming why the scheduler ended *job* (a lost node, a
+    time limit), if it did: the reason, rather than the missing output the
+    job left behind."""
+    state = (getattr(job, 'state', None) or '').upper()
+    nodes = ','.join(job.nodelist or []) or '?'
+    for name, why in _BAD_STATES.items():
+        if name in state.split(','):
+            raise SanityError(f'job {job.jobid} ended {name} on {nodes}: {why}')
+    lost = lost_nodes(_job_stderr(job, stagedir))
+    if lost:
+        raise SanityError(
+            f'job {job.jobid} ended {state or "?"} on {nodes}: srun lost '
+            f'{",".join(lost)}: a node of the job was lost'
+        )
 
-    @run_before('sanity')
-    def _scheduler_verdict(self):
-        state = (getattr(self.job, 'state', None) or '').upper()
-        nodes = ','.join(self.job.nodelist or []) or '?'
-        for name, why in _BAD_STATES.items():
-            if name in state.split(','):
-                raise SanityError(
-                    f'job {self.job.jobid} ended {name} on {nodes}: {why}'
-                )
-        lost = lost_nodes(self._job_stderr())
-        if lost:
-            raise SanityError(
-                f'job {self.job.jobid} ended {state or "?"} on {nodes}: srun lost '
-                f'{",".join(lost)}: a node of the job was lost'
-            )
 
-    def _job_stderr(self):
-        path = os.path.join(self.stagedir, self.job.stderr or '')
-        try:
-            with open(path, errors='replace') as f:
-                return f.read()
-        except OSError:
-            return ''
+def _job_stderr(job, stagedir):
+    path = os.path.join(stagedir, job.stderr or '')
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''

@@ -10,7 +10,6 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
-from clusterbench.checks.plugins.runconditions import RunConditions
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import hwinfo
 from clusterbench.references import lookup as reflookup
@@ -40,9 +39,7 @@ BASE_INDEX = (
 UNKNOWN_KIND = 'unknown'
 
 
-# Every judged check measures its run's conditions: a disturbed run is named
-# instead of judged.
-class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
+class ExternalReferences(rfm.RegressionTestPlugin):
     """Read this test's references from a YAML file, never inline.
 
     The file is looked up in the current system's directory of the reference
@@ -122,7 +119,9 @@ class ExternalReferences(RunConditions, rfm.RegressionTestPlugin):
         self.cpu_kind = str(kind or UNKNOWN_KIND)
         self.processor_facts['cpu_kind'] = self.cpu_kind
 
-    def reference_host_probe(self):
+    def host_probe_of_references(self):
+        """The host probe's figures in the sessions this test's reference
+        entry was made from, or {} (no reference, or none recorded)."""
         if not self.reference_path or not hasattr(self.reference, 'data'):
             return {}
         # The entry ReFrame judges this test against, found as ReFrame finds it.

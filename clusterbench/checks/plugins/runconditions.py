@@ -1,17 +1,17 @@
 """The run's conditions around every benchmark launch, and DISTURBED runs.
 
 The launcher line of the job script runs through ``python -m
-clusterbench.machine.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
+clusterbench.noisyhost.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
 that runs the script: steal, other processes' CPU time, the ranks' CPU share
 (where the ranks are the launcher's descendants: the ``local`` scheduler),
 the load average before, the clock, and the host probe measured just before
-the launch (:mod:`clusterbench.machine.hostprobe`). They go into the run
+the launch (:mod:`clusterbench.noisyhost.hostprobe`). They go into the run
 report as ``run_conditions``, with the node's identity as
 ``machine_identity``.
 
 Where the partition has the noisy-host profile on
-(``extras.noisy_host``, :mod:`clusterbench.machine.noisyhost`), a run that
-breaks its thresholds (``clusterbench.machine.conditions.DEFAULTS``) is
+(``extras.noisy_host``, :mod:`clusterbench.noisyhost.switch`), a run that
+breaks its thresholds (``clusterbench.noisyhost.conditions.DEFAULTS``) is
 *disturbed*: ``disturbed`` names
 what it broke (a host probe worse than in the sessions of the test's
 references by more than ``max_host_drift`` counts: the host changed), its
@@ -32,7 +32,7 @@ from reframe.core.builtins import loggable, run_before, variable
 from reframe.core.logging import getlogger
 
 from clusterbench.judging import verdict
-from clusterbench.machine import conditions, hostprobe, noisyhost
+from clusterbench.noisyhost import conditions, quiet, switch
 
 CONDITIONS_FILE = 'conditions.json'
 
@@ -48,7 +48,7 @@ def wrapper_options(
         '_CB_LD_PRELOAD="${LD_PRELOAD:-}"',
         shlex.quote(python),
         '-m',
-        'clusterbench.machine.conditions',
+        'clusterbench.noisyhost.conditions',
         'wrap',
         '-o',
         shlex.quote(output),
@@ -67,7 +67,7 @@ class RunConditions(rfm.RegressionTestPlugin):
 
     #: Measure around the launch (on by default).
     measure_conditions = variable(typ.Bool, value=True)
-    #: Run the host probe before the launch (clusterbench.machine.hostprobe),
+    #: Run the host probe before the launch (clusterbench.noisyhost.hostprobe),
     #: where the partition has the noisy-host profile on.
     probe_host = variable(typ.Bool, value=True)
     #: Judge them against the thresholds where the partition has the
@@ -91,7 +91,7 @@ class RunConditions(rfm.RegressionTestPlugin):
 
     def _noisy_host(self):
         """The partition's thresholds if it has the noisy-host profile, or None."""
-        return noisyhost.thresholds(self.current_partition.extras, self._runs_here())
+        return switch.thresholds(self.current_partition.extras, self._runs_here())
 
     @run_before('run')
     def _wait_until_quiet(self):
@@ -100,7 +100,7 @@ class RunConditions(rfm.RegressionTestPlugin):
                 f'{self.display_name}: waiting up to {self.wait_quiet:g} s for a '
                 'quiet machine'
             )
-            conditions.wait_quiet(self.wait_quiet, say=getlogger().warning)
+            quiet.wait_quiet(self.wait_quiet, say=getlogger().warning)
 
     @run_before('run', always_last=True)
     def _wrap_launcher(self):
@@ -135,15 +135,10 @@ class RunConditions(rfm.RegressionTestPlugin):
             found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
         # None: the profile is off, the conditions are facts, not judged.
         found['thresholds'] = limits
-        if self.judge_conditions and limits is not None:
-            broke = [conditions.disturbed(found, limits)]
-            probe = found.get('host_probe')
-            if limits['max_host_drift'] is not None and isinstance(probe, dict):
-                reference = self.reference_host_probe()
-                found['host_probe_reference'] = reference or conditions.ABSENT
-                drift = hostprobe.drift(probe, reference, limits['max_host_drift'])
-                broke.append(f'host probe {drift}' if drift else '')
-            self.disturbed = ', '.join(b for b in broke if b)
+        if self.judge_conditions:
+            self.disturbed = conditions.judge_run(
+                found, limits, self.reference_host_probe
+            )
         found['disturbed'] = self.disturbed
         self.run_conditions = found
 

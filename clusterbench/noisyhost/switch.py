@@ -27,7 +27,7 @@ seeing them.
 """
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.machine import conditions
+from clusterbench.noisyhost import conditions
 
 KEY = 'noisy_host'
 

@@ -1,4 +1,4 @@
-"""Hardware provenance with every run: the facts of each node the job ran on.
+"""The facts of each node a job ran on, recorded with every run.
 
 Just before the benchmark, the job script runs ``python -m clusterbench.machine.hwinfo``
 on every node of the job (through the job's own launcher when it spans
@@ -48,7 +48,7 @@ def read_node_facts(directory):
     return out
 
 
-class HardwareProvenance(rfm.RegressionTestPlugin):
+class NodeFacts(rfm.RegressionTestPlugin):
     """Record every node's hardware and software facts with the results."""
 
     #: Collect the facts (on by default).

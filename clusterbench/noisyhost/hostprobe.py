@@ -25,7 +25,7 @@ timings, on one core:
 It runs in its own process with one BLAS thread, so that the job's
 environment is untouched, and costs ~0.5 s. The run's conditions take the
 better of a probe before and one after the launch (:func:`best`). ``python
--m clusterbench.machine.hostprobe`` prints the figures as JSON.
+-m clusterbench.noisyhost.hostprobe`` prints the figures as JSON.
 """
 
 import json
@@ -140,7 +140,7 @@ def probe(python=sys.executable):
     env.pop('LD_PRELOAD', None)
     try:
         done = subprocess.run(
-            [python, '-m', 'clusterbench.machine.hostprobe'],
+            [python, '-m', 'clusterbench.noisyhost.hostprobe'],
             env=env,
             capture_output=True,
             text=True,

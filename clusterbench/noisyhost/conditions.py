@@ -3,7 +3,7 @@
 The job script runs the launcher through this wrapper on the node that runs
 the script (``local``: this host; a batch partition: the job's first node)::
 
-    python -m clusterbench.machine.conditions wrap -o conditions.json \\
+    python -m clusterbench.noisyhost.conditions wrap -o conditions.json \\
         --ranks 2 --local -- mpirun -np 2 ./bench
 
 It reads ``/proc/stat`` and the load average before, runs the launcher, waits
@@ -22,13 +22,13 @@ reads ``/proc/stat`` again:
   slurmstepd starts them) it is absent, with the reason;
 * ``load_before``: the 1-minute load average before the launch;
 * ``mhz_before``/``mhz_after``: mean current frequency, where readable;
-* ``host_probe``: :mod:`clusterbench.machine.hostprobe` run before and after
+* ``host_probe``: :mod:`clusterbench.noisyhost.hostprobe` run before and after
   the launch, the better of the two per figure (both in ``host_probe_each``).
 
 :func:`disturbed` names the thresholds a run broke (partition
-``extras.noisy_host``, read by :mod:`clusterbench.machine.noisyhost`;
-defaults in :data:`DEFAULTS`); :func:`wait_quiet`
-waits until the machine has been quiet for a few seconds.
+``extras.noisy_host``, read by :mod:`clusterbench.noisyhost.switch`;
+defaults in :data:`DEFAULTS`); :mod:`clusterbench.noisyhost.quiet` waits
+until the machine has been quiet for a few seconds.
 """
 
 import json
@@ -39,7 +39,8 @@ import subprocess
 import sys
 import time
 
-from clusterbench.machine import hostprobe, hwinfo
+from clusterbench.machine import hwinfo
+from clusterbench.noisyhost import hostprobe
 
 FORMAT = 'clusterbench-conditions/1'
 ABSENT = hwinfo.ABSENT
@@ -62,7 +63,7 @@ DEFAULTS = {
     'min_ranks_cpu_share': 0.90,
     # ...in a run of at least this many seconds.
     'share_min_wall_s': 5.0,
-    # The host probe (clusterbench.machine.hostprobe, the better of one before
+    # The host probe (clusterbench.noisyhost.hostprobe, the better of one before
     # and one after the launch) is more than this much worse than in the
     # sessions its references were made from: the host, not the benchmark,
     # changed. In three quiet make run sessions (57 runs) the probe's session
@@ -73,8 +74,8 @@ DEFAULTS = {
 
 #: What /proc/stat's cpu line holds, in order (the rest are guest times,
 #: already counted in user and nice).
-_STAT_FIELDS = ('user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal')
-_BUSY = ('user', 'nice', 'system', 'irq', 'softirq')
+STAT_FIELDS = ('user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal')
+BUSY = ('user', 'nice', 'system', 'irq', 'softirq')
 
 
 def read_stat(proc='/proc'):
@@ -89,9 +90,9 @@ def read_stat(proc='/proc'):
     for line in lines:
         parts = line.split()
         if parts and parts[0] == 'cpu':
-            values = [int(v) / tick for v in parts[1 : 1 + len(_STAT_FIELDS)]]
-            values += [0.0] * (len(_STAT_FIELDS) - len(values))
-            return dict(zip(_STAT_FIELDS, values)), cpus
+            values = [int(v) / tick for v in parts[1 : 1 + len(STAT_FIELDS)]]
+            values += [0.0] * (len(STAT_FIELDS) - len(values))
+            return dict(zip(STAT_FIELDS, values)), cpus
     return None, cpus
 
 
@@ -134,9 +135,9 @@ def measure(before, after, ranks, ranks_cpu=None, cpus_per_rank=1):
     out['cpus_per_rank'] = cpus_per_rank
     out['cpus'] = after.cpus or ABSENT
     if before.stat and after.stat and wall > 0:
-        delta = {k: max(0.0, after.stat[k] - before.stat[k]) for k in _STAT_FIELDS}
+        delta = {k: max(0.0, after.stat[k] - before.stat[k]) for k in STAT_FIELDS}
         total = sum(delta.values())
-        busy = sum(delta[k] for k in _BUSY)
+        busy = sum(delta[k] for k in BUSY)
         out['steal_share'] = round(delta['steal'] / total, 4) if total else 0.0
         if ranks_cpu is not None and total:
             out['other_cpu_share'] = round(max(0.0, busy - ranks_cpu) / total, 4)
@@ -205,6 +206,24 @@ def disturbed(conditions, limits=DEFAULTS):
     return ', '.join(found)
 
 
+def judge_run(found, limits, reference_probe):
+    """What a run broke ('' if nothing), and the host probe's reference kept
+    in *found*. *limits*: the partition's thresholds (None: the profile is
+    off, nothing is judged); *reference_probe*: called only when the host
+    probe is judged, returns the probe's figures in the references' sessions
+    ({} if none)."""
+    if limits is None:
+        return ''
+    broke = [disturbed(found, limits)]
+    probe = found.get('host_probe')
+    if limits['max_host_drift'] is not None and isinstance(probe, dict):
+        reference = reference_probe()
+        found['host_probe_reference'] = reference or ABSENT
+        drift = hostprobe.drift(probe, reference, limits['max_host_drift'])
+        broke.append(f'host probe {drift}' if drift else '')
+    return ', '.join(b for b in broke if b)
+
+
 def format_line(found):
     """'3.2 s, steal 0 %, others 1 %, ranks 98 %, load 0.12, 2596 MHz[: DISTURBED]'."""
 
@@ -248,7 +267,7 @@ def run_wrapped(argv, output, ranks, local, probe=True, cpus_per_rank=1):
         child = subprocess.Popen(argv, env=env)
     except OSError as err:
         print(
-            f'clusterbench.machine.conditions: {argv[0]}: {err.strerror}',
+            f'clusterbench.noisyhost.conditions: {argv[0]}: {err.strerror}',
             file=sys.stderr,
         )
         return 127
@@ -289,7 +308,7 @@ def run_wrapped(argv, output, ranks, local, probe=True, cpus_per_rank=1):
             f.write('\n')
     except OSError as err:
         print(
-            f'clusterbench.machine.conditions: {output}: {err.strerror}',
+            f'clusterbench.noisyhost.conditions: {output}: {err.strerror}',
             file=sys.stderr,
         )
     code = child.returncode
@@ -306,45 +325,8 @@ def load(path):
         return {}
 
 
-def quiet_now(seconds=1.0, proc='/proc'):
-    """(busy share, steal share) of the node over the next *seconds*."""
-    first, _ = read_stat(proc)
-    time.sleep(seconds)
-    second, _ = read_stat(proc)
-    if not first or not second:
-        return 0.0, 0.0
-    delta = {k: max(0.0, second[k] - first[k]) for k in _STAT_FIELDS}
-    total = sum(delta.values()) or 1.0
-    return sum(delta[k] for k in _BUSY) / total, delta['steal'] / total
-
-
-def wait_quiet(timeout, quiet_for=3.0, max_busy=0.05, max_steal=0.02, say=print):
-    """Wait until the machine has been quiet (busy <= *max_busy*, steal <=
-    *max_steal*) for *quiet_for* seconds in a row, at most *timeout* seconds.
-    Returns True when it was; says so when it gives up."""
-    deadline = time.monotonic() + timeout
-    quiet_since = None
-    busy = steal = 0.0
-    while True:
-        busy, steal = quiet_now(1.0)
-        now = time.monotonic()
-        if busy <= max_busy and steal <= max_steal:
-            quiet_since = quiet_since or now - 1.0
-            if now - quiet_since >= quiet_for:
-                return True
-        else:
-            quiet_since = None
-        if now >= deadline:
-            say(
-                f'clusterbench: the machine was not quiet for {quiet_for:g} s within '
-                f'{timeout:g} s (last second: busy {busy:.0%}, steal {steal:.0%}); '
-                'running anyway'
-            )
-            return False
-
-
 if __name__ == '__main__':
-    # `python -m clusterbench.machine.conditions`, as job scripts run it: a front
+    # `python -m clusterbench.noisyhost.conditions`, as job scripts run it: a front
     # end, whose options are the command line's (clusterbench.cli.conditions).
     from clusterbench.cli import conditions as command
 

@@ -1,0 +1,42 @@
+"""The base every benchmark check is judged through: three orthogonal
+plugins and the scheduler's verdict.
+
+- :class:`~clusterbench.checks.plugins.verifiedoutput.VerifiedOutput`: the
+  exit code, the output file, the parser's verified result and the figures;
+- :class:`~clusterbench.checks.plugins.references.ExternalReferences`: the
+  references from ``reference_data/<system>/`` and the processor facts they
+  are indexed by;
+- :class:`~clusterbench.checks.plugins.runconditions.RunConditions`: the run's
+  conditions measured around the launch and, under the noisy-host profile,
+  judged (a DISTURBED run is not judged against its references).
+
+The plugins do not know each other. The one thing they share is wired here:
+the run conditions judge the host probe against the sessions the references
+were made from. A check lists this first of its judging bases::
+
+    class CGSolverBase(Instrumented, JudgedCheck, rfm.RunOnlyRegressionTest):
+
+The order ReFrame runs the hooks in is the table "Hooks of a judged check"
+in ARCHITECTURE.md (tests/test_check_depth.py keeps the two the same).
+"""
+
+from reframe.core.builtins import run_before
+
+from clusterbench.checks.plugins import jobstate
+from clusterbench.checks.plugins.references import ExternalReferences
+from clusterbench.checks.plugins.runconditions import RunConditions
+from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
+
+
+class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
+    """Verified figures judged against external references, where the run's
+    conditions allow it."""
+
+    def reference_host_probe(self):
+        return self.host_probe_of_references()
+
+    @run_before('sanity')
+    def _scheduler_verdict(self):
+        # A job the scheduler ended (a lost node, a time limit) fails with
+        # that reason, rather than with the missing output it left behind.
+        jobstate.scheduler_verdict(self.job, self.stagedir)
