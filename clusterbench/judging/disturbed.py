@@ -11,7 +11,7 @@ many they left out, one line per kind of disturbance: never silence.
 from dataclasses import dataclass, field
 
 #: The kinds of disturbance a run can record, as their text begins
-#: (machine.conditions.disturbed, checks/plugins/runconditions.py). A part
+#: (noisyhost.conditions.disturbed, checks/plugins/runconditions.py). A part
 #: of the text that begins with none of them continues the one before it
 #: (``host probe gather -18 %, copy -12 %``).
 KINDS = ('steal', "ranks' CPU share", 'other processes', 'host probe')
