@@ -15,7 +15,8 @@ from rfm import reframe
 
 from clusterbench.report import assemble, render
 
-pytestmark = pytest.mark.integration
+# The session fixture `runs` is made once for both files (one xdist worker).
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group('report-runs')]
 
 RFM_ARGS = (
     '-n',
