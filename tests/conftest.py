@@ -44,8 +44,6 @@ def pytest_collection_modifyitems(config, items):
     a build) are made once; the files marked ``box`` share one worker, the
     test cluster being one per machine, and so do the files of one
     ``xdist_group`` (a session fixture of one used in the other)."""
-    if not config.pluginmanager.hasplugin('xdist'):
-        return
     for item in items:
         if item.get_closest_marker('xdist_group'):
             continue
