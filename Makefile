@@ -28,7 +28,7 @@ run: setup-run
 	$(BIN)/clusterbench run --system $(SYSTEM) $(if $(strip $(RFM_ARGS)),-- $(RFM_ARGS))
 
 test: setup lint check-c
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 check-c: setup
 	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-openmpi \

@@ -37,21 +37,6 @@ def pytest_configure(config):
     config.add_cleanup(lambda: shutil.rmtree(locks, ignore_errors=True))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) a test
-    file runs on one worker, so that its module fixtures (a real session,
-    a build) are made once; the files marked ``box`` share one worker, the
-    test cluster being one per machine, and so do the files of one
-    ``xdist_group`` (a session fixture of one used in the other)."""
-    for item in items:
-        if item.get_closest_marker('xdist_group'):
-            continue
-        box = item.get_closest_marker('box') is not None
-        group = 'box' if box else item.nodeid.split('::')[0]
-        item.add_marker(pytest.mark.xdist_group(group))
-
-
 @pytest.fixture(scope='module', autouse=True)
 def _alone_if_marked(request, tmp_path_factory):
     """Under xdist, a file marked ``alone`` (it loads the machine on purpose,

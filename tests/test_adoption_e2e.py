@@ -31,7 +31,6 @@ from clusterbench.testcluster import testing
 REASON = testing.unavailable() or adoption.unavailable()
 pytestmark = [
     pytest.mark.integration,
-    pytest.mark.box,
     pytest.mark.skipif(REASON is not None, reason=REASON or ''),
 ]
 

@@ -53,7 +53,7 @@ from test_run_session import ONE_CG, start, stopped_session
 from clusterbench.references import store as refstore
 from clusterbench.testcluster import procs, testing
 
-pytestmark = [pytest.mark.integration, pytest.mark.box]  # row 9: a node lost
+pytestmark = pytest.mark.integration
 
 
 # --- 1. a malformed reference file -----------------------------------------

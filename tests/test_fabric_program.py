@@ -11,7 +11,6 @@ from conftest import PROJECT
 from clusterbench.acceptance import links, outputs
 from clusterbench.testcluster import faults, testing
 
-pytestmark = pytest.mark.box
 SRC = os.path.join(PROJECT, 'src', 'fabric')
 COMPILERS = [cc for cc in ('mpicc.openmpi', 'mpicc.mpich') if shutil.which(cc)]
 ROOT_ENV = {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'}

@@ -26,8 +26,7 @@ from conftest import PROJECT
 from rfm import captured, reframe
 from test_report_runs import runs  # noqa: F401  (the session's real runs)
 
-# The session fixture `runs` is made once for both files (one xdist worker).
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group('report-runs')]
+pytestmark = pytest.mark.integration
 
 CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
 ARTIFACTS = os.path.join(PROJECT, 'results', 'test-artifacts')

@@ -15,8 +15,7 @@ from rfm import reframe
 
 from clusterbench.report import assemble, render
 
-# The session fixture `runs` is made once for both files (one xdist worker).
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group('report-runs')]
+pytestmark = pytest.mark.integration
 
 RFM_ARGS = (
     '-n',

@@ -18,7 +18,6 @@ from clusterbench.site.sitefacts import Todo
 from clusterbench.testcluster import testing
 
 REASON = testing.unavailable()
-pytestmark = pytest.mark.box
 CLUSTERBENCH = os.path.join(os.path.dirname(sys.executable), 'clusterbench')
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 

@@ -16,7 +16,6 @@ from clusterbench.testcluster import cluster, faults, testing
 REASON = testing.unavailable()
 pytestmark = [
     pytest.mark.integration,
-    pytest.mark.box,
     pytest.mark.skipif(REASON is not None, reason=REASON or ''),
 ]
 
