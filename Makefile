@@ -10,6 +10,8 @@ BIN := $(VENV)/bin
 BUILD_DIR := $(CURDIR)/build
 
 NODES ?= 2
+# pytest-xdist workers of `make test` (docs/tests.md); 0: one process.
+TEST_WORKERS ?= 2
 ACCEPT ?= box:compute
 
 .PHONY: setup setup-run run test lint format check-c clean box-up box-down acceptance dist
@@ -26,7 +28,7 @@ run: setup-run
 	$(BIN)/clusterbench run --system $(SYSTEM) $(if $(strip $(RFM_ARGS)),-- $(RFM_ARGS))
 
 test: setup lint check-c
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 check-c: setup
 	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-openmpi \

@@ -5,8 +5,12 @@ developer's machine, but under CI (``CI=true``) the run stops with an error
 at start: a checkout without its data must not pass with those tests gone.
 """
 
+import contextlib
+import fcntl
 import os
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -21,6 +25,47 @@ def fixtures_required(environ=os.environ):
 
 def missing_fixtures_message(path=FIXTURES):
     return f'recorded benchmark outputs not found at {path}'
+
+
+def pytest_configure(config):
+    """The test session's own node-lock directory: a `clusterbench run` a
+    test starts never waits for another clusterbench session on this machine
+    (a real run, another checkout's tests), nor one of them for it. Each
+    xdist worker has its own. Tests of the lock itself set theirs."""
+    locks = tempfile.mkdtemp(prefix='clusterbench-test-locks-')
+    os.environ['CLUSTERBENCH_LOCK_DIR'] = locks
+    config.add_cleanup(lambda: shutil.rmtree(locks, ignore_errors=True))
+
+
+@pytest.fixture(scope='module', autouse=True)
+def _alone_if_marked(request, tmp_path_factory):
+    """Under xdist, a file marked ``alone`` (it loads the machine on purpose,
+    or judges a run by the load beside it) runs while no other file does;
+    every other file shares the machine with the other worker's."""
+    if 'PYTEST_XDIST_WORKER' not in os.environ:
+        yield
+        return
+    alone = request.node.get_closest_marker('alone') is not None
+    # The run's base directory, above each worker's own.
+    shared = tmp_path_factory.getbasetemp().parent
+    with _turns(shared / 'alone.lock', exclusive=alone):
+        yield
+
+
+@contextlib.contextmanager
+def _turns(path, exclusive):
+    """A shared or exclusive flock of *path*; a waiting exclusive one goes
+    before any shared one asked for after it (a turnstile beside it)."""
+    with open(f'{path}.turn', 'a') as turn, open(path, 'a') as lock:
+        fcntl.flock(turn, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        if not exclusive:
+            fcntl.flock(turn, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            fcntl.flock(turn, fcntl.LOCK_UN)
 
 
 def pytest_sessionstart(session):

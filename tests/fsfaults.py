@@ -101,6 +101,31 @@ def transaction(events):
     return first + 1, last
 
 
+def one_of_each_kind(events, points, commit):
+    """Of the kill *points* (K: before operation K), the first of each kind
+    on each side of *commit*: the same operation on another reference file
+    (or its provenance) leaves the same kind of state, so a test that kills
+    once per kind sees every state the transaction can be left in."""
+    seen, chosen = set(), []
+    for k in points:
+        what, paths = events[k - 1]
+        kind = (k >= commit, what, tuple(_role(p) for p in paths))
+        if kind not in seen:
+            seen.add(kind)
+            chosen.append(k)
+    return chosen
+
+
+def _role(path):
+    """*path* with the name of its reference file left out."""
+    head, _, name = path.rpartition('/')
+    if name.endswith('.yaml'):
+        name = 'FILE.yaml'
+    elif '.yaml.txn-' in name:
+        name = '.FILE.yaml.txn'
+    return f'{head}/{name}'
+
+
 class _Faults:
     def __init__(self, directory, mode):
         self.root = os.path.realpath(directory)

@@ -3,8 +3,9 @@
 
 A/B: B solves class W (8x the rows of S): a real change of work that the
 paired interval resolves (time SLOWER, the iteration count FLAGGED, exit 1).
-A/A: both arms the same; the stored session judged again gives the same
-table. Bad input is one line and exit 2.
+A/A: both arms the same (class S too: the iteration count is what it
+resolves exactly, whatever the size); the stored session judged again gives
+the same table. Bad input is one line and exit 2.
 """
 
 import csv
@@ -82,7 +83,8 @@ def test_the_session_is_stored_leg_by_leg_and_judged_again(class_s_against_w):
 def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
     done = ab(
         tmp_path,
-        '--environs', 'gnu-openmpi', 'gnu-openmpi', '--repeats', '2', '--', *CG,
+        '--environs', 'gnu-openmpi', 'gnu-openmpi', '--repeats', '2', '--',
+        '-S', 'problem_class=S', *CG,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr
     text = done.stdout

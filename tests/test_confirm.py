@@ -21,7 +21,7 @@ import verdicttable
 
 from clusterbench.noisyhost import confirm
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 
 #: A ~28 ms solve (class W): longer than the cap's quota, short enough for a
 #: test.

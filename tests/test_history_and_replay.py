@@ -117,15 +117,25 @@ def test_compare_against_stored_history(session):
     assert 'no session' in empty.stderr or 'results database' in empty.stderr
 
 
-def _edits(data, path=(), depth=0):
-    """Every place of *data* (lists: their first two items), as key paths."""
+def _edits(data, path=(), kind=(), depth=0, seen=None):
+    """Every kind of place of *data* (lists: their first two items), as key
+    paths. The items of a list of records (the runs, the test cases) share
+    their fields: a field is edited in the first item that has it, the
+    fields only a later item has (another check's) there; so do the figures
+    of a test case's perfvalues. A list of values keeps its positions (a
+    perfvalue's value, reference and bounds)."""
+    seen = set() if seen is None else seen
     if depth > 5:
         return
     items = data.items() if isinstance(data, dict) else enumerate(data[:2])
     for key, value in items:
-        yield (*path, key)
+        record = isinstance(key, int) and isinstance(value, dict)
+        where = (*kind, '[]' if record or kind[-1:] == ('perfvalues',) else key)
+        if where not in seen:
+            seen.add(where)
+            yield (*path, key)
         if isinstance(value, (dict, list)):
-            yield from _edits(value, (*path, key), depth + 1)
+            yield from _edits(value, (*path, key), where, depth + 1, seen)
 
 
 def test_no_edit_of_a_real_report_is_a_traceback(session, tmp_path):

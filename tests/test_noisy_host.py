@@ -19,6 +19,8 @@ from clusterbench.core.errors import ClusterbenchError
 from clusterbench.noisyhost import conditions, switch
 from clusterbench.results import runner
 
+#: Its hogs load every CPU.
+pytestmark = pytest.mark.alone
 OFF_LINE = "the noisy-host profile is off for local (extras: {'noisy_host': True})"
 
 

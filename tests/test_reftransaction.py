@@ -149,7 +149,7 @@ def store(tmp_path):
     return directory
 
 
-def test_kill_9_before_every_file_operation_leaves_old_or_new_and_repair_completes(
+def test_kill_9_before_each_kind_of_operation_leaves_old_or_new_and_repair_completes(
     store, tmp_path, capsys
 ):
     report = run_report(tmp_path / 'report.json')
@@ -171,10 +171,21 @@ def test_kill_9_before_every_file_operation_leaves_old_or_new_and_repair_complet
     reference_renames = [
         fsfaults.renamed_to(events, f'local/{name}.yaml') for name in ALL
     ]
-    # Before the first temporary file, at every operation of the
-    # transaction, and once all is done.
-    points = [first - 1, *range(first, last + 1), last + 1]
-    assert len(points) >= 30 and first < commit < last
+    # Before the first temporary file, at each kind of operation of the
+    # transaction on each side of its commit, at each rename of a reference
+    # file, on both sides of the commit, and once all is done.
+    every = [first - 1, *range(first, last + 1), last + 1]
+    assert len(every) >= 30 and first < commit < last
+    points = sorted(
+        {
+            *fsfaults.one_of_each_kind(events, every, commit),
+            *reference_renames,
+            first - 1,
+            commit - 1,
+            commit,
+            last + 1,
+        }
+    )
 
     outcomes = {'old': 0, 'new': 0}
     mismatches = 0

@@ -29,7 +29,7 @@ from clusterbench.noisyhost import hostprobe
 from clusterbench.references import lookup as reflookup
 from clusterbench.references import validate as refdata
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 
 #: The runs of this module (a name for the host-drift case to reuse).
 CG_RUN = rfm.TINY_CG
