@@ -122,7 +122,9 @@ def _system_rows(directory, only):
         name = os.path.basename(path)
         prov_path = os.path.join(directory, provenance.PROVENANCE_DIR, name)
         prov = provenance.records(provenance.load(prov_path))
-        for test, index, key, leaf in _leaves(yamlfile.load(path)):
+        for test, index, key, leaf in provenance.entries(yamlfile.load(path)):
+            if not isinstance(leaf, dict):
+                continue
             params = dict(zip(index, key))
             where = str(params.get('$partition') or os.path.basename(directory))
             if only and ':' in only and where != only:
@@ -146,26 +148,6 @@ def _system_rows(directory, only):
                     _reference_row(place, test, params, variable, entry_, made)
                 )
     return found
-
-
-def _leaves(refs):
-    """(test, $index, key, {figure: tuple}) of every entry of a parsed
-    reference file (validated: its levels are mappings)."""
-    for test, body in (refs or {}).items():
-        if not isinstance(body, dict):
-            continue
-        index = tuple(body.get('$index') or ['$partition'])
-        levels = [((), {k: v for k, v in body.items() if k != '$index'})]
-        for _ in index:
-            levels = [
-                ((*key, k), v)
-                for key, level in levels
-                if isinstance(level, dict)
-                for k, v in level.items()
-            ]
-        for key, leaf in levels:
-            if isinstance(leaf, dict):
-                yield test, index, key, leaf
 
 
 def _reference_row(place, test, params, variable, entry, made):

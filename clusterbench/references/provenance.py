@@ -46,15 +46,14 @@ def where(key):
     return '/'.join(map(str, key))
 
 
-def leaves(refs):
-    """{(test, joined key): leaf} of a parsed reference file."""
-    found = {}
+def entries(refs):
+    """(test, $index, key, leaf) of every entry of a parsed reference file."""
     for test, body in (refs or {}).items():
         if not isinstance(body, dict):
             continue
-        depth = len(body.get('$index') or ['$partition'])
+        index = tuple(body.get('$index') or ['$partition'])
         levels = [((), {k: v for k, v in body.items() if k != '$index'})]
-        for _ in range(depth):
+        for _ in index:
             levels = [
                 ((*key, k), v)
                 for key, level in levels
@@ -62,8 +61,12 @@ def leaves(refs):
                 for k, v in level.items()
             ]
         for key, leaf in levels:
-            found[(test, where(key))] = leaf
-    return found
+            yield test, index, key, leaf
+
+
+def leaves(refs):
+    """{(test, joined key): leaf} of a parsed reference file."""
+    return {(test, where(key)): leaf for test, _, key, leaf in entries(refs)}
 
 
 def load(path):
