@@ -14,6 +14,7 @@ import subprocess
 import pytest
 from reframe.utility.cpuinfo import cpuinfo
 
+from clusterbench.cli import spackenvs
 from clusterbench.site import sitefacts, spackenv, spackskeleton
 
 SPACK = os.environ.get('CLUSTERBENCH_SPACK') or shutil.which('spack')
@@ -28,7 +29,7 @@ pytestmark = [
 ]
 
 
-def test_the_generated_environment_concretizes(tmp_path):
+def test_the_generated_environment_concretizes(tmp_path, capsys):
     environs = sitefacts.environs_from_path()
     if not environs:
         pytest.skip('no MPI wrappers on PATH to generate an environment for')
@@ -51,3 +52,5 @@ def test_the_generated_environment_concretizes(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert spackenv.lock_problems(env) == []
+    # And `clusterbench spack-envs` accepts the tree, lock included.
+    assert spackenvs.check(str(envs)) == 0, capsys.readouterr().err
