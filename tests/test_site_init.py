@@ -11,8 +11,10 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from conftest import PROJECT
 
+from clusterbench.machine import softfacts
 from clusterbench.site import sitefacts, siteinit, spackenv, spackskeleton
 from clusterbench.site.sitefacts import Todo
 from clusterbench.testcluster import testing
@@ -124,6 +126,44 @@ def test_debian_wrappers_on_path_are_found_here():
     assert {e.kind for e in found.values()} == {'debian'}
     assert found['gnu-mpich'].mpi == 'mpich'
     assert found['gnu-openmpi'].blas == 'openblas'  # libopenblas-dev is installed
+
+
+@pytest.mark.skipif(
+    not shutil.which('mpicc.openmpi'), reason="Debian's Open MPI is not installed"
+)
+def test_the_system_openblas_is_an_external_of_the_generated_environment(tmp_path):
+    # Spack would build OpenBLAS 0.3.30 itself, not link the node's library.
+    said = softfacts.probe_libraries()['openblas']['config'].split()[1]
+    (env,) = [e for e in sitefacts.environs_from_path() if e.mpi == 'openmpi']
+    assert env.blas_external.startswith(f'openblas@{said}')
+    text = spackskeleton.text('gen', 'compute', [env], 'x86_64')
+    packages = yaml.safe_load(text)['spack']['packages']
+    assert packages['openblas'] == {
+        'buildable': False,
+        'externals': [{'spec': env.blas_external, 'prefix': '/usr'}],
+    }
+
+
+@pytest.mark.parametrize(
+    'facts, spec',
+    [
+        (
+            {'config': 'OpenBLAS 0.3.21 DYNAMIC_ARCH', 'path': '/usr/lib/x86_64-linux-'
+             'gnu/openblas-pthread/libopenblasp-r0.3.21.so'},
+            'openblas@0.3.21 threads=pthreads',
+        ),
+        (
+            {'config': 'OpenBLAS 0.3.26 USE_OPENMP', 'path': '/opt/ob/libopenblaso.so'},
+            'openblas@0.3.26 threads=openmp',
+        ),
+        ({'config': 'OpenBLAS 0.3.28', 'path': '/opt/ob/libopenblas.so'},
+         'openblas@0.3.28'),
+        ({'config': 'something else', 'path': '/x'}, None),
+        ({}, None),
+    ],
+)  # fmt: skip
+def test_openblas_external_from_what_the_library_says(facts, spec):
+    assert sitefacts.openblas_external({'openblas': facts} if facts else {}) == spec
 
 
 def test_generated_config_with_todos_loads_in_reframe(tmp_path):

@@ -7,6 +7,7 @@ builtin packages of v2025.11.0, clingo, offline); skipped otherwise, as
 tests/test_spack_real.py is.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -52,5 +53,11 @@ def test_the_generated_environment_concretizes(tmp_path, capsys):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert spackenv.lock_problems(env) == []
+    # The node's own OpenBLAS, not one Spack would build.
+    lock = json.loads((env_dir / 'spack.lock').read_text())
+    blas = [s for s in lock['concrete_specs'].values() if s['name'] == 'openblas']
+    external = next(e.blas_external for e in environs if e.blas_external)
+    assert blas and all(s.get('external') for s in blas), blas
+    assert {s['version'] for s in blas} == {external.split('@')[1].split()[0]}
     # And `clusterbench spack-envs` accepts the tree, lock included.
     assert spackenvs.check(str(envs)) == 0, capsys.readouterr().err

@@ -14,6 +14,8 @@ import re
 import shutil
 import subprocess
 
+from clusterbench.machine import softfacts
+
 
 @dataclasses.dataclass(frozen=True)
 class Todo:
@@ -236,6 +238,9 @@ class Environ:
     #: The versions found (for the Spack environment's pins), or Todos.
     mpi_version: object = None
     compiler_version: object = None
+    #: The system OpenBLAS as a Spack external spec (``openblas@0.3.21
+    #: threads=pthreads``), for environments on PATH; else None.
+    blas_external: object = None
 
 
 #: Module names (before the first '/') of each MPI flavour, compiler and BLAS.
@@ -418,6 +423,29 @@ def _openblas_installed():
     return code == 0 and 'libopenblas' in out
 
 
+#: OpenBLAS's threading, from its library's directory or file name
+#: (Debian: openblas-pthread/libopenblasp-r0.3.21.so) -> Spack's variant.
+_OPENBLAS_THREADS = (
+    ('openmp', 'openmp'),
+    ('libopenblaso', 'openmp'),
+    ('pthread', 'pthreads'),
+    ('libopenblasp', 'pthreads'),
+    ('serial', 'none'),
+)
+
+
+def openblas_external(facts):
+    """The OpenBLAS the linker finds as a Spack spec, from what the library
+    says of itself (:func:`softfacts.probe_libraries`), or None."""
+    found = (facts or {}).get('openblas') or {}
+    version = re.match(r'OpenBLAS (\d+(?:\.\d+)+)', found.get('config') or '')
+    if not version:
+        return None
+    path = found.get('path') or ''
+    threads = next((t for key, t in _OPENBLAS_THREADS if key in path), None)
+    return f'openblas@{version.group(1)}' + (f' threads={threads}' if threads else '')
+
+
 def environs_from_path():
     """Environments from the MPI wrappers on PATH: Debian's, or a plain mpicc."""
     blas = (
@@ -425,9 +453,19 @@ def environs_from_path():
         if _openblas_installed()
         else Todo('no libopenblas in the linker cache (ldconfig -p): name the BLAS')
     )
+    external = (
+        openblas_external(softfacts.probe_libraries()) if blas == 'openblas' else None
+    )
     found = [
         _with_versions(
-            Environ(name=f'gnu-{mpi}', mpi=mpi, kind='debian', blas=blas), wrapper
+            Environ(
+                name=f'gnu-{mpi}',
+                mpi=mpi,
+                kind='debian',
+                blas=blas,
+                blas_external=external,
+            ),
+            wrapper,
         )
         for wrapper, mpi in DEBIAN_WRAPPERS.items()
         if shutil.which(wrapper)

@@ -90,6 +90,20 @@ def _compiler_external(env):
     ]
 
 
+def _blas_external(env):
+    """The system OpenBLAS as an external: Spack would build its own
+    otherwise, and the benchmarks would not use the library the node has."""
+    if not env.blas_external:
+        return []
+    return [
+        '    openblas:',
+        '      buildable: false',
+        '      externals:',
+        f'      - spec: {env.blas_external}',
+        '        prefix: /usr',
+    ]
+
+
 def _mpi_lines(env):
     """The MPI's version pin and, for one found on PATH (Debian's wrappers in
     /usr/bin), the MPI itself as an external; or a TODO."""
@@ -145,6 +159,7 @@ def text(system, partition, environs, target):
     on_path = [e for e in usable if e.kind == 'debian']
     if on_path:
         lines += _compiler_external(on_path[0])
+        lines += _blas_external(on_path[0])
     else:
         lines += [
             '    # TODO: the compiler and MPI as externals (spack compiler find and',
