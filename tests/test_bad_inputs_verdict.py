@@ -321,11 +321,12 @@ def test_29_trend_csv_cells_are_no_formulas(tmp_path):
     result = cb('trend', 'cmd', *paths, '-o', stem)
     assert result.returncode == 0, result.stdout + result.stderr
     assert_line(result.stdout, f'wrote {stem}.csv')
-    rows = list(csv.reader(open(f'{stem}.csv')))
-    assert [row[0] for row in rows[1:]] == [f"'{FORMULA}"] * 2
-    assert {row[3] for row in rows[1:]} == {"'@SUM(1+1)*cmd"}
-    assert [row[6] for row in rows[1:]] == ["'=s0", "'=s1"]
-    assert [row[8] for row in rows[1:]] == ['-0.12', '-0.3']
+    header, *rows = list(csv.reader(open(f'{stem}.csv')))
+    rows = [dict(zip(header, row)) for row in rows]
+    assert [row['test'] for row in rows] == [f"'{FORMULA}"] * 2
+    assert {row['environment'] for row in rows} == {"'@SUM(1+1)*cmd"}
+    assert [row['session'] for row in rows] == ["'=s0", "'=s1"]
+    assert [row['value'] for row in rows] == ['-0.12', '-0.3']
     store.assert_kept()
 
 

@@ -12,9 +12,14 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from conftest import PROJECT
 
 from clusterbench.checks.acceptance import NODE_COUNTS, node_counts
+
+# Alone under xdist: its Slurm dry run took 595 s (8 s alone) while the other
+# worker ran the Slurm test cluster.
+pytestmark = pytest.mark.alone
 
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 
