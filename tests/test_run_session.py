@@ -42,7 +42,14 @@ def start(tmp_path, *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=N
         stdout=stdout,
         stderr=stderr,
         text=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
+
+
+def _ctrl_c_as_in_a_terminal():
+    # A test suite started in the background (`make test &`, nohup) inherits
+    # SIGINT ignored, and so would the run: a Ctrl-C test would wait forever.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run(tmp_path, *args):
