@@ -76,14 +76,8 @@ def _complete_only(found, why_not):
         f'{baseline.MIN_SESSIONS} undisturbed sessions stay without a reference '
         '(`no reference` in every run until recorded; sessions in brackets):'
     )
-    heading = None
-    for prop in short:
-        here = proposalview.place(prop.samples)
-        if here != heading:
-            print(f'  {here}')
-            heading = here
-        sessions = len(prop.samples.sessions)
-        print(f'    - {proposalview.short_name(prop.samples)} ({sessions})')
+    for line in proposalview.short_lines(short):
+        print(f'  {line}')
     found = found.complete()
     if not found.proposals:
         raise ClusterbenchError(why_not)

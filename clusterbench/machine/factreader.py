@@ -19,16 +19,8 @@ def run_command(argv, timeout=20):
     load into the version queries.
     """
     env = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
-    try:
-        proc = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired, ValueError):
+    proc = _completed(argv, timeout, env)
+    if proc is None:
         return None
     return proc.returncode, (proc.stdout or '') + (proc.stderr or '')
 
@@ -38,19 +30,25 @@ def last_line_of(argv, timeout, env=None):
     if it printed nothing, failed, timed out or could not run. For what a
     child is asked so that the caller does not load it itself (a library
     with threads, a module system's environment)."""
+    proc = _completed(argv, timeout, env)
+    lines = (proc.stdout or '').strip().splitlines() if proc else []
+    return lines[-1] if proc and proc.returncode == 0 and lines else None
+
+
+def _completed(argv, timeout, env):
+    """The finished process of *argv*, or None if it could not run or did
+    not finish within *timeout*."""
     try:
-        done = subprocess.run(
+        return subprocess.run(
             argv,
             capture_output=True,
             text=True,
             timeout=timeout,
             env=env,
-            check=False,
+            stdin=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    lines = done.stdout.strip().splitlines()
-    return lines[-1] if done.returncode == 0 and lines else None
 
 
 def first_line(text):

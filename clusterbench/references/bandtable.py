@@ -182,18 +182,7 @@ def _band_text(variable, unit, ref, lower, upper):
     if vocabulary.is_share(variable, unit):
         low, high = verdict.bounds(ref, lower, upper)
         return f'{max(low, 0):g}..{high:.3g} {unit}'
-    return _pct_band(lower, upper)
-
-
-def _pct_band(lower, upper):
-    """``±11 %``, ``-100 %/+161 %`` or ``-5 %/+∞``."""
-
-    def pct(t, sign):
-        return f'{sign}∞' if t is None else f'{t * 100:+.0f} %'
-
-    if lower is not None and upper is not None and -lower == upper:
-        return f'±{upper * 100:.0f} %'
-    return f'{pct(lower, "-")}/{pct(upper, "+")}'
+    return proposalview.band(lower, upper)
 
 
 def _reach(medians, ref):

@@ -67,6 +67,11 @@ def short_test(test, index, key):
 
 def _band(entry):
     _, lower, upper, _ = entry
+    return band(lower, upper)
+
+
+def band(lower, upper):
+    """``±11 %``, ``-4 %/+19 %`` or ``-5 %/+∞``: a band's tolerances."""
     if lower is not None and upper is not None and -lower == upper:
         return f'±{_percent(upper)}'
 
@@ -111,6 +116,20 @@ def lines(proposals, directory):
         else:
             was = f'{old[0]:g} {s.unit} {_band(list(old[:3]) + [None])}'
             out.append(f'  ~ {name}: {was} -> {new}')
+    return out
+
+
+def short_lines(proposals):
+    """The proposals by name under their place's heading, with how many
+    sessions back each (those a baseline leaves without a reference)."""
+    out, heading = [], None
+    for prop in proposals:
+        here = place(prop.samples)
+        if here != heading:
+            out.append(here)
+            heading = here
+        sessions = len(prop.samples.sessions)
+        out.append(f'  - {short_name(prop.samples)} ({sessions})')
     return out
 
 
