@@ -16,6 +16,9 @@ from typing import Optional
 
 HIGHER = 'higher'
 LOWER = 'lower'
+#: The figures of a whole application solve (a solver, not a kernel): they
+#: move between sessions more than a kernel's (references/floors.py).
+SOLVER = 'solver'
 
 TIME_UNITS = frozenset({'s', 'ms', 'us', 'ns'})
 #: The times a link's latency is given in (a figure in seconds is a run time).
@@ -83,6 +86,13 @@ class Figure:
     share: bool = False
     #: The default band of a portable figure (None: judged against references).
     band: Optional[Band] = None
+    #: The application family the report's executive table lists the figure
+    #: under ('NPB', 'HPL'); '' for a figure that is no headline.
+    headline: str = ''
+    #: The kind of figure whose spread between sessions sets the floor of a
+    #: proposed band (:mod:`clusterbench.references.floors`): SOLVER for the
+    #: figures of a whole application solve; '' lets its unit decide.
+    kind: str = ''
 
     def __post_init__(self):
         if self.unit not in UNITS:
@@ -124,7 +134,12 @@ class Catalog:
         seen = {}
         for group in groups:
             for figure in group:
-                seen.setdefault((figure.name, figure.unit), figure)
+                other = seen.setdefault((figure.name, figure.unit), figure)
+                if other != figure:
+                    raise DeclarationError(
+                        f'figure {figure.name} ({figure.unit}) is declared twice, '
+                        f'differently: {other} and {figure}'
+                    )
         self.figures = tuple(seen.values())
         self._exact = {}
         for figure in self.figures:
@@ -177,3 +192,17 @@ class Catalog:
     def portable(self):
         """The declarations that carry a default band."""
         return tuple(f for f in self.figures if f.band is not None)
+
+    def headline(self, name, unit):
+        """The application family of a figure, '' when it is no headline."""
+        figure = self.declared(name, unit)
+        return figure.headline if figure is not None else ''
+
+    def headlines(self):
+        """The application families of the declarations, by name."""
+        return tuple(sorted({f.headline for f in self.figures if f.headline}))
+
+    def kind(self, name, unit):
+        """The declared kind of a figure (SOLVER), '' when none is declared."""
+        figure = self.declared(name, unit)
+        return figure.kind if figure is not None else ''

@@ -3,25 +3,33 @@ reference validation and portable verdicts read.
 
 Each benchmark's parser declares its figures (``DECLARED``); the figures no
 parser records are declared in :mod:`clusterbench.parsers.declarations`.
+Every module of this package that has a ``DECLARED`` is in the catalog: a
+new benchmark's parser is found by being there, no list names it.
 """
 
+import importlib
+import pkgutil
+
+import clusterbench.parsers
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.core.figures import Band, Catalog
-from clusterbench.parsers import (
-    cgsolver,
-    declarations,
-    hpcc,
-    hpcg,
-    hpl,
-    imb,
-    netpipe,
-    npb,
-    osu,
-    stream,
-)
 
-#: The modules that declare figures, in the order their declarations count.
-MODULES = (hpl, hpcc, hpcg, stream, npb, cgsolver, osu, imb, netpipe, declarations)
+
+def _declaring_modules():
+    found = []
+    for info in pkgutil.iter_modules(clusterbench.parsers.__path__):
+        if info.name == 'catalog':
+            continue
+        module = importlib.import_module(f'clusterbench.parsers.{info.name}')
+        if hasattr(module, 'DECLARED'):
+            found.append(module)
+    return tuple(sorted(found, key=lambda m: m.__name__))
+
+
+#: The modules that declare figures, by name (a figure declared twice must be
+#: declared alike, so the order changes nothing but the report's order of the
+#: application families).
+MODULES = _declaring_modules()
 
 CATALOG = Catalog(*(module.DECLARED for module in MODULES))
 

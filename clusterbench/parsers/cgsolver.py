@@ -6,7 +6,7 @@ import os
 import re
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.core.figures import HIGHER, LOWER, Band, Figure
+from clusterbench.core.figures import HIGHER, LOWER, SOLVER, Band, Figure
 
 _JSON_LINE = re.compile(r'^CGSOLVER_JSON: (\{.*\})\s*$', re.M)
 _VERDICT = re.compile(r'^VERIFICATION (SUCCESSFUL|FAILED)\s*$', re.M)
@@ -63,11 +63,14 @@ def verify(text, source='cgsolver output', **expected):
 
 
 #: The solver's memory bandwidth (bytes its kernels must move / time).
-BANDWIDTH = Figure('bandwidth', 'GB/s', HIGHER)
+BANDWIDTH = Figure('bandwidth', 'GB/s', HIGHER, kind=SOLVER)
 # Figures the harness records: JSON key -> (declaration, scale).
 FIGURES = {
-    'time_s': (Figure('time', 's', LOWER), 1.0),
-    'gflops': (Figure('gflops', 'GFlop/s', HIGHER), 1.0),
+    'time_s': (Figure('time', 's', LOWER, kind=SOLVER), 1.0),
+    'gflops': (
+        Figure('gflops', 'GFlop/s', HIGHER, headline='CG solver', kind=SOLVER),
+        1.0,
+    ),
     'bandwidth_gbs': (BANDWIDTH, 1.0),
     # A count, not a figure of merit: a change either way is FLAGGED.
     'iterations': (Figure('iterations', 'iterations', None), 1.0),

@@ -154,7 +154,10 @@ FIGURES = {
     'StarSTREAM_Copy': (Figure('stream_star_copy', 'GB/s', HIGHER), 1.0),
     'StarSTREAM_Scale': (Figure('stream_star_scale', 'GB/s', HIGHER), 1.0),
     'StarSTREAM_Add': (Figure('stream_star_add', 'GB/s', HIGHER), 1.0),
-    'StarSTREAM_Triad': (Figure('stream_star_triad', 'GB/s', HIGHER), 1.0),
+    'StarSTREAM_Triad': (
+        Figure('stream_star_triad', 'GB/s', HIGHER, headline='STREAM'),
+        1.0,
+    ),
     'SingleSTREAM_Copy': (Figure('stream_single_copy', 'GB/s', HIGHER), 1.0),
     'SingleSTREAM_Scale': (Figure('stream_single_scale', 'GB/s', HIGHER), 1.0),
     'SingleSTREAM_Add': (Figure('stream_single_add', 'GB/s', HIGHER), 1.0),

@@ -3,7 +3,7 @@
 import re
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.core.figures import HIGHER, LOWER, Figure
+from clusterbench.core.figures import HIGHER, LOWER, SOLVER, Figure
 
 _FINAL = re.compile(
     r'^Final Summary::HPCG result is (VALID|INVALID) '
@@ -56,11 +56,17 @@ def verify(text, source='HPCG summary', nprocs=None):
 # Figures the harness records: summary key -> (declaration, scale).
 FIGURES = {
     'Final Summary::HPCG result is VALID with a GFLOP/s rating of': (
-        Figure('hpcg', 'GFlop/s', HIGHER),
+        Figure('hpcg', 'GFlop/s', HIGHER, headline='HPCG', kind=SOLVER),
         1.0,
     ),
-    'GB/s Summary::Raw Total B/W': (Figure('hpcg_bandwidth', 'GB/s', HIGHER), 1.0),
-    'Benchmark Time Summary::Total': (Figure('hpcg_time', 's', LOWER), 1.0),
+    'GB/s Summary::Raw Total B/W': (
+        Figure('hpcg_bandwidth', 'GB/s', HIGHER, kind=SOLVER),
+        1.0,
+    ),
+    'Benchmark Time Summary::Total': (
+        Figure('hpcg_time', 's', LOWER, kind=SOLVER),
+        1.0,
+    ),
 }
 DECLARED = tuple(figure for figure, _ in FIGURES.values())
 

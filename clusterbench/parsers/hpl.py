@@ -75,7 +75,7 @@ def verify(text, source='HPL output', n=None, nprocs=None):
 
 
 #: HPL's figures, declared once (HPCC's HPL section records the same rate).
-HPL = Figure('hpl', 'GFlop/s', HIGHER)
+HPL = Figure('hpl', 'GFlop/s', HIGHER, headline='HPL')
 HPL_TIME = Figure('hpl_time', 's', LOWER)
 # Figures the harness records: test key -> (declaration, scale).
 FIGURES = {'gflops': (HPL, 1.0), 'time': (HPL_TIME, 1.0)}

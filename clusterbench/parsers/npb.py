@@ -22,7 +22,7 @@ import re
 
 from clusterbench.bench import npb_rules
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.core.figures import HIGHER, LOWER, Figure
+from clusterbench.core.figures import HIGHER, LOWER, SOLVER, Figure
 
 _COMPLETED = re.compile(r'^\s*(\w+) Benchmark Completed\.?\s*$', re.M)
 _HEADER = re.compile(r'NAS Parallel Benchmarks ([\d.]+) -- (\w+) Benchmark')
@@ -322,9 +322,15 @@ _VALUE_CHECKS = {
 
 # Figures the harness records: report key -> (declaration, scale).
 FIGURES = {
-    'mops_total': (Figure('mops_total', 'Mop/s', HIGHER), 1.0),
-    'mops_per_process': (Figure('mops_per_process', 'Mop/s', HIGHER), 1.0),
-    'time': (Figure('time', 's', LOWER), 1.0),
+    'mops_total': (
+        Figure('mops_total', 'Mop/s', HIGHER, headline='NPB', kind=SOLVER),
+        1.0,
+    ),
+    'mops_per_process': (
+        Figure('mops_per_process', 'Mop/s', HIGHER, kind=SOLVER),
+        1.0,
+    ),
+    'time': (Figure('time', 's', LOWER, kind=SOLVER), 1.0),
 }
 DECLARED = tuple(figure for figure, _ in FIGURES.values())
 

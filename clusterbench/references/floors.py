@@ -15,7 +15,9 @@ parameters; the first rule of :data:`RULES` that matches decides.
 
 import re
 
+from clusterbench.core.figures import SOLVER
 from clusterbench.judging import vocabulary
+from clusterbench.parsers.catalog import CATALOG
 
 #: Never a narrower floor: the old single floor of `references update`.
 MINIMUM = 0.03
@@ -48,7 +50,6 @@ FLOORS = {
 #: (a 10 % change must be resolvable), until sessions teach better.
 NO_DATA = 0.10
 
-_SOLVER_TEST = re.compile(r'CGSolver|HPCG|NPB', re.I)
 _MEMORY = re.compile(r'stream|copy|scale|add|triad', re.I)
 
 
@@ -69,9 +70,9 @@ RULES = (
     ('HPL rate', lambda t, v, u, p: 'hpl' in v.lower() or t.startswith('HPL')),
     (
         'solver, one rank per node',
-        lambda t, v, u, p: bool(_SOLVER_TEST.search(t)) and one_rank(p),
+        lambda t, v, u, p: CATALOG.kind(v, u) == SOLVER and one_rank(p),
     ),
-    ('solver, all ranks', lambda t, v, u, p: bool(_SOLVER_TEST.search(t))),
+    ('solver, all ranks', lambda t, v, u, p: CATALOG.kind(v, u) == SOLVER),
     ('memory bandwidth', lambda t, v, u, p: bool(_MEMORY.search(v + ' ' + t))),
     ('MPI bandwidth', lambda t, v, u, p: u in vocabulary.BANDWIDTH_UNITS),
     ('other rate', lambda t, v, u, p: vocabulary.is_rate(u)),

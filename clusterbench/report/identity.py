@@ -4,6 +4,7 @@ and the family of its figures. The keys the report groups by."""
 import re
 
 from clusterbench.judging import vocabulary
+from clusterbench.parsers.catalog import CATALOG
 from clusterbench.site import stacknames
 
 
@@ -116,23 +117,10 @@ def better(variable, unit):
     return vocabulary.direction(variable, unit)
 
 
-def application_family(base, variable, unit):
-    """The application family of a figure, or None when it is not a headline.
-
-    NPB (any Mop/s figure), our CG solver's GFlop/s, HPL, STREAM triad, HPCG.
-    """
-    low, test = variable.lower(), base.lower()
-    if unit == 'Mop/s' and 'per_process' not in low:
-        return 'NPB'
-    if test.startswith('cgsolver') and low == 'gflops':
-        return 'CG solver'
-    if low == 'hpl':
-        return 'HPL'
-    if low in ('stream_triad', 'stream_star_triad'):
-        return 'STREAM'
-    if test.startswith('hpcg') and unit in ('GFlop/s', 'TFlop/s'):
-        return 'HPCG'
-    return None
+def application_family(variable, unit):
+    """The application family of a figure (its declaration's ``headline``),
+    or None when it is not a headline."""
+    return CATALOG.headline(variable, unit) or None
 
 
 def scaling_title(test, variable):

@@ -15,6 +15,7 @@ import jinja2
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import trend, verdict, view
+from clusterbench.parsers.catalog import CATALOG
 from clusterbench.report import assemble as model
 from clusterbench.report import exectable, executive, headline, heap
 from clusterbench.report import plots as plotlib
@@ -152,6 +153,7 @@ def render(data, sections, data_dir):
             describe_trend=trend.describe,
             severity=executive.SEVERITY,
             stream_short=headline.SHORT,
+            headlines=', '.join(CATALOG.headlines()),
             # The summary line's order, then what only the report shows.
             states=(*view.SUMMARY_ORDER, model.MISSING),
         )

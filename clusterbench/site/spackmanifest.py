@@ -7,6 +7,7 @@ Problems are one line each, naming the file and the key at fault.
 
 import collections
 import dataclasses
+import functools
 import os
 import re
 
@@ -26,17 +27,11 @@ SHARED_DIRS = ('common',)
 #: (example-site has one now: site_configs/example-site.py, checked with it.)
 TEMPLATE_SYSTEMS = ()
 
-#: The upstream benchmarks the checks build, as Spack root specs (without MPI):
-#: spec -> whether it links MPI. Every environment has each MPI benchmark once
-#: per MPI provider, and each other benchmark once.
-BENCHMARKS = {
-    'npb implementation=mpi': True,
-    'hpl': True,
-    'hpcg': True,
-    'osu-micro-benchmarks': True,
-    'intel-mpi-benchmarks': True,
-    'stream+openmp stream_array_size=80000000': False,
-}
+#: The file that names the upstream benchmarks the checks build, as Spack
+#: roots without MPI: ``definitions`` ``mpi_benchmarks`` (once per MPI
+#: provider of an environment) and ``serial_benchmarks`` (once). Every
+#: environment includes it; a new benchmark built by Spack is one line there.
+BENCHMARKS_FILE = os.path.join('common', 'benchmarks.yaml')
 #: Variants of a benchmark root a site may set to its own value (STREAM's
 #: array must outgrow the node's caches): roots are compared without them.
 TUNABLE_VARIANTS = ('stream_array_size',)
@@ -343,10 +338,28 @@ def convention_problems(env):
     return problems
 
 
+@functools.cache
+def benchmarks():
+    """``{spec: links MPI}`` of the benchmarks in :data:`BENCHMARKS_FILE`."""
+    path = os.path.join(paths.get('spack_envs'), BENCHMARKS_FILE)
+    found = {}
+    for entry in (
+        _mapping(_load_yaml(path, 'include'), path, '').get('definitions') or []
+    ):
+        for name, uses_mpi in (('mpi_benchmarks', True), ('serial_benchmarks', False)):
+            for spec in (entry or {}).get(name) or []:
+                found[str(spec)] = uses_mpi
+    if not found:
+        raise SpackEnvError(
+            f'{relative(path)}: definitions: no mpi_benchmarks or serial_benchmarks'
+        )
+    return found
+
+
 def expected_roots(mpis):
     """The root specs an environment with MPI providers *mpis* must have."""
     roots = []
-    for spec, uses_mpi in BENCHMARKS.items():
+    for spec, uses_mpi in benchmarks().items():
         roots.extend([f'{spec} ^{mpi}' for mpi in mpis] if uses_mpi else [spec])
     return roots
 
