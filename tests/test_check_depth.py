@@ -19,11 +19,12 @@ from reframe.core.pipeline import RegressionTest
 from clusterbench.checks.plugins.judged import JudgedCheck
 
 #: The most project classes in a registered check's MRO (OSU and IMB: the
-#: leaf, its suite's base and mixin, the release variables, the installed
-#: suite, the Spack build (4 classes), the placement, the communication
-#: base, the recorded skip, the declared link peak and the judged check
-#: with its three plugins). 17 before the judged-check base.
-MAX_PROJECT_CLASSES = 16
+#: leaf, its suite's base and mixin, the release variables, the Spack build
+#: (4 classes), the communication base, the recorded skip, the declared
+#: ceilings and the judged check with its three plugins; HPCC's scaling test
+#: as many). 17 before the judged-check base, 16 before one plugin took the
+#: node's and the link's declared ceilings.
+MAX_PROJECT_CLASSES = 15
 #: ReFrame's stages in the order it runs them.
 STAGES = ('init', 'setup', 'compile', 'compile_wait', 'run', 'run_wait')
 STAGES += ('sanity', 'performance', 'cleanup')
@@ -66,6 +67,25 @@ def test_no_check_is_deeper_than_the_limit():
     depth = {name: len(_project_classes(cls)) for name, cls in checks.items()}
     deepest = max(depth.values())
     assert deepest <= MAX_PROJECT_CLASSES, sorted(depth.items(), key=lambda x: -x[1])
+
+
+def test_every_check_with_a_portable_figure_records_the_declared_ceilings():
+    """A site's own peak and bands reach the portable judge from any of these
+    checks alone (results/portable.py reads them from the run's cases)."""
+    checks = _registered_checks()
+    portable = (
+        'HPLCheck',
+        'HPCCCheck',
+        'CGSolverCheck',
+        'OSUPointToPointCheck',
+        'IMBPointToPointCheck',
+        'NetPIPECheck',
+    )
+    for name in portable:
+        space = checks[name]._rfm_var_space
+        assert {'peak_gflops_per_node', 'portable_bands', 'link_peak'} <= set(space), (
+            name
+        )
 
 
 def _run_order(cls):

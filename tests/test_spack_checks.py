@@ -373,8 +373,8 @@ SUITE_SPECS = {
 
 RELEASE_FIXTURES = (
     'NPBRelease',
-    'OSUReleaseFixture',
-    'IMBReleaseFixture',
+    'OSURelease',
+    'IMBRelease',
     'OSUBuild',
     'IMBBuild',
 )

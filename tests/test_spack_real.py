@@ -87,8 +87,8 @@ def test_fake_installs_complete_the_build_phase_of_every_spack_check(tmp_path):
     assert report is not None, out
     # Not the release fixtures (and OSU/IMB release builds), which a Spack
     # session does not need.
-    release = ('NPBRelease', 'StreamRelease', 'HPLRelease', 'OSUReleaseFixture')
-    release += ('IMBReleaseFixture', 'OSUBuild', 'IMBBuild')
+    release = ('NPBRelease', 'StreamRelease', 'HPLRelease', 'OSURelease')
+    release += ('IMBRelease', 'OSUBuild', 'IMBBuild')
     cases = [
         c for c in report['runs'][0]['testcases'] if not c['name'].startswith(release)
     ]

@@ -33,7 +33,7 @@ from reframe.core.builtins import run_before, variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves, sources
-from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
+from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import from_launch_dir
 from clusterbench.checks.plugins.skipreason import RecordedSkip
@@ -132,7 +132,7 @@ def mpi_family(mpi):
 
 class CommBase(
     RecordedSkip,
-    DeclaredLinkPeak,
+    DeclaredCeilings,
     JudgedCheck,
     rfm.RegressionTest,
 ):

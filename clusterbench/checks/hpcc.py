@@ -6,7 +6,6 @@ import reframe as rfm
 from reframe.core.builtins import run_after, run_before, variable
 
 from clusterbench.bench import hpl_sizing
-from clusterbench.checks.plugins.declaredlink import DeclaredLinkPeak
 from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.instrumented import Instrumented
 from clusterbench.checks.plugins.judged import JudgedCheck
@@ -38,7 +37,6 @@ def hpccinf(problem):
 class HPCCBase(
     HPLProblem,
     Instrumented,
-    DeclaredLinkPeak,
     JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):

@@ -27,16 +27,12 @@ from reframe.core.exceptions import ReframeError
 from reframe.utility.cpuinfo import cpuinfo
 
 from clusterbench.bench import hpl_makearch, hpl_sizing, sources
+from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.release import (
-    HPLRelease,
-    HPLReleaseVariables,
-    mirror_hint,
-    release_problem,
-)
+from clusterbench.checks.release import SourceRelease, mirror_hint, release_problem
 from clusterbench.checks.resources import node_cores
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpl
@@ -77,10 +73,28 @@ def hpl_dat(problem):
     return hpl_sizing.hpl_dat(problem, device=6)
 
 
+class HPLReleaseVariables(rfm.RegressionTestPlugin):
+    """HPL's release; ``hpl_source``, an unpacked HPL 2.x tree, wins over it."""
+
+    hpl_url = variable(str, value=sources.DEFAULTS['hpl'].url)
+    hpl_sha256 = variable(str, value=sources.DEFAULTS['hpl'].sha256)
+    hpl_source = variable(str, value='')
+
+
+class HPLRelease(HPLReleaseVariables, SourceRelease):
+    release = 'hpl'
+
+    def provided_otherwise(self):
+        if self.hpl_source:
+            return f'hpl_source={self.hpl_source} given'
+        return super().provided_otherwise()
+
+
 class HPLBase(
     HPLReleaseVariables,
     HPLProblem,
     SpackBuilt,
+    DeclaredCeilings,
     JudgedCheck,
     rfm.RegressionTest,
 ):

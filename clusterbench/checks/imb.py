@@ -24,6 +24,9 @@ declares its link's peak also get ``pingpong_link_efficiency`` and
 ``sendrecv_link_efficiency_bidir``.
 """
 
+import shlex
+
+import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (
     fixture,
@@ -33,7 +36,7 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError
 
-from clusterbench.bench import curves
+from clusterbench.bench import curves, sources
 from clusterbench.checks.comm import (
     INSTALLED,
     PLACEMENTS,
@@ -43,9 +46,9 @@ from clusterbench.checks.comm import (
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.release import IMBReleaseVariables
+from clusterbench.checks.release import SourceRelease
 from clusterbench.checks.shell import quote
-from clusterbench.checks.suitebuild import IMBBuild
+from clusterbench.checks.suitebuild import PrefixWins, SuiteBuild
 from clusterbench.parsers import imb
 
 EXECUTABLE = 'IMB-MPI1'
@@ -80,7 +83,31 @@ def figures_of(found):
     return figures
 
 
-class IMBMixin(IMBReleaseVariables, SpackBuilt):
+class IMBVariables(rfm.RegressionTestPlugin):
+    """Where IMB comes from: its release (URL, sha256) or an installed prefix."""
+
+    imb_url = variable(str, value=sources.DEFAULTS['imb'].url)
+    imb_sha256 = variable(str, value=sources.DEFAULTS['imb'].sha256)
+    #: Install prefix (also CLUSTERBENCH_IMB_PREFIX): wins over the release.
+    imb_prefix = variable(str, value='')
+
+
+class IMBRelease(PrefixWins, IMBVariables, SourceRelease):
+    release = 'imb'
+
+
+class IMBBuild(IMBVariables, SuiteBuild):
+    suite = 'imb'
+    imb_release = fixture(IMBRelease, scope='session')
+
+    def build_commands(self, cc, cxx):
+        # IMB uses MPI's C API only; the C++ bindings' headers trip IMB's
+        # -Werror with recent GCC, so leave them out.
+        skip_cxx = shlex.quote('-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX')
+        return [f'make IMB-MPI1 CC={cc} CXX={cxx} CPPFLAGS={skip_cxx}']
+
+
+class IMBMixin(IMBVariables, SpackBuilt):
     """Where IMB-MPI1 is and how it is run."""
 
     suite = Suite('imb', 'Intel MPI Benchmarks (IMB-MPI1)', ('src_cpp',))
@@ -93,8 +120,6 @@ class IMBMixin(IMBReleaseVariables, SpackBuilt):
     spack_executable = EXECUTABLE
     #: Built from the release when nothing else provides the suite.
     imb_build = fixture(IMBBuild, scope='environment')
-    #: Install prefix of IMB (also CLUSTERBENCH_IMB_PREFIX).
-    imb_prefix = variable(str, value='')
     imb_min_log2 = variable(int, value=0)
     #: Fixed repetitions per size (-iter); 0: IMB's own choice.
     imb_iterations = variable(int, value=0)

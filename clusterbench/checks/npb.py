@@ -71,7 +71,7 @@ from clusterbench.checks.plugins.spack import (
     StackParameters,
     find_spack,
 )
-from clusterbench.checks.release import NPBReleaseVariables, SourceRelease
+from clusterbench.checks.release import SourceRelease
 from clusterbench.checks.resources import node_cores, node_memory_bytes
 from clusterbench.checks.shell import (
     module_name,
@@ -128,6 +128,13 @@ def release_tree(tree):
     if not found:
         raise ReframeError(f'{tree}: the NPB release has no NPB3.x-MPI directory')
     return found[-1]
+
+
+class NPBReleaseVariables(rfm.RegressionTestPlugin):
+    """URL and sha256 of the NPB release."""
+
+    npb_url = variable(str, value=sources.DEFAULTS['npb'].url)
+    npb_sha256 = variable(str, value=sources.DEFAULTS['npb'].sha256)
 
 
 class _NPBVariables(NPBReleaseVariables, RecordedSkip, LaunchDirPaths):

@@ -23,6 +23,7 @@ Inter-node runs on a partition that declares its link's peak also get
 (osu_bibw).
 """
 
+import reframe as rfm
 from reframe.core.builtins import (
     fixture,
     parameter,
@@ -30,7 +31,7 @@ from reframe.core.builtins import (
     variable,
 )
 
-from clusterbench.bench import curves
+from clusterbench.bench import curves, sources
 from clusterbench.checks.comm import (
     INSTALLED,
     PLACEMENTS,
@@ -40,9 +41,9 @@ from clusterbench.checks.comm import (
 )
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.release import OSUReleaseVariables
+from clusterbench.checks.release import SourceRelease
 from clusterbench.checks.shell import quote
-from clusterbench.checks.suitebuild import OSUBuild
+from clusterbench.checks.suitebuild import PrefixWins, SuiteBuild
 from clusterbench.parsers import osu
 
 _MPI = 'libexec/osu-micro-benchmarks/mpi'
@@ -82,7 +83,28 @@ def figures_of(benchmark, curve):
     return figures
 
 
-class OSUMixin(OSUReleaseVariables, SpackBuilt):
+class OSUVariables(rfm.RegressionTestPlugin):
+    """Where OSU comes from: its release (URL, sha256) or an installed prefix."""
+
+    osu_url = variable(str, value=sources.DEFAULTS['osu'].url)
+    osu_sha256 = variable(str, value=sources.DEFAULTS['osu'].sha256)
+    #: Install prefix (also CLUSTERBENCH_OSU_PREFIX): wins over the release.
+    osu_prefix = variable(str, value='')
+
+
+class OSURelease(PrefixWins, OSUVariables, SourceRelease):
+    release = 'osu'
+
+
+class OSUBuild(OSUVariables, SuiteBuild):
+    suite = 'osu'
+    osu_release = fixture(OSURelease, scope='session')
+
+    def build_commands(self, cc, cxx):
+        return [f'./configure CC={cc} CXX={cxx}', 'make']
+
+
+class OSUMixin(OSUVariables, SpackBuilt):
     """Where OSU is and how it is run."""
 
     suite = Suite('osu', 'OSU Micro-Benchmarks', SUBDIRS)
@@ -99,8 +121,6 @@ class OSUMixin(OSUReleaseVariables, SpackBuilt):
 
     #: Built from the release when nothing else provides the suite.
     osu_build = fixture(OSUBuild, scope='environment')
-    #: Install prefix of OSU (also CLUSTERBENCH_OSU_PREFIX).
-    osu_prefix = variable(str, value='')
     osu_min_size = variable(int, value=1)
     osu_iterations = variable(int, value=0)
     osu_warmup = variable(int, value=0)

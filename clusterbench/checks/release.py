@@ -22,7 +22,8 @@ Outcomes:
 
 Each release has two variables, ``<bench>_url`` and ``<bench>_sha256``
 (defaults: :data:`clusterbench.bench.sources.DEFAULTS`), set for the session with
-``-S`` so that they reach the fixture.
+``-S`` so that they reach the fixture. A benchmark declares them, and its
+``SourceRelease`` subclass, in its own module (``checks/osu.py``).
 """
 
 import shlex
@@ -34,44 +35,6 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import sources
 from clusterbench.checks.plugins.spack import find_spack
-
-_D = sources.DEFAULTS
-
-
-class StreamReleaseVariables(rfm.RegressionTestPlugin):
-    """URL (file://, http://, https://) and sha256 of STREAM's release."""
-
-    stream_url = variable(str, value=_D['stream'].url)
-    stream_sha256 = variable(str, value=_D['stream'].sha256)
-
-
-class HPLReleaseVariables(rfm.RegressionTestPlugin):
-    """HPL's release; ``hpl_source``, an unpacked HPL 2.x tree, wins over it."""
-
-    hpl_url = variable(str, value=_D['hpl'].url)
-    hpl_sha256 = variable(str, value=_D['hpl'].sha256)
-    hpl_source = variable(str, value='')
-
-
-class NPBReleaseVariables(rfm.RegressionTestPlugin):
-    """URL and sha256 of the NPB release."""
-
-    npb_url = variable(str, value=_D['npb'].url)
-    npb_sha256 = variable(str, value=_D['npb'].sha256)
-
-
-class OSUReleaseVariables(rfm.RegressionTestPlugin):
-    """URL and sha256 of the OSU Micro-Benchmarks release."""
-
-    osu_url = variable(str, value=_D['osu'].url)
-    osu_sha256 = variable(str, value=_D['osu'].sha256)
-
-
-class IMBReleaseVariables(rfm.RegressionTestPlugin):
-    """URL and sha256 of the Intel MPI Benchmarks release."""
-
-    imb_url = variable(str, value=_D['imb'].url)
-    imb_sha256 = variable(str, value=_D['imb'].sha256)
 
 
 def release_of(test, name):
@@ -154,24 +117,3 @@ class SourceRelease(rfm.RunOnlyRegressionTest):
             self.stdout,
             msg=f'{self.tarball}: sha256 is not {self.sha256}',
         )
-
-
-class StreamRelease(StreamReleaseVariables, SourceRelease):
-    release = 'stream'
-
-
-class HPLRelease(HPLReleaseVariables, SourceRelease):
-    release = 'hpl'
-
-    def provided_otherwise(self):
-        if self.hpl_source:
-            return f'hpl_source={self.hpl_source} given'
-        return super().provided_otherwise()
-
-
-class OSURelease(OSUReleaseVariables, SourceRelease):
-    release = 'osu'
-
-
-class IMBRelease(IMBReleaseVariables, SourceRelease):
-    release = 'imb'

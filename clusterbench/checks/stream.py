@@ -25,12 +25,7 @@ from clusterbench.bench import sources
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import SpackBuilt
-from clusterbench.checks.release import (
-    StreamRelease,
-    StreamReleaseVariables,
-    mirror_hint,
-    release_problem,
-)
+from clusterbench.checks.release import SourceRelease, mirror_hint, release_problem
 from clusterbench.checks.resources import node_cores
 from clusterbench.machine import lastlevelcache
 from clusterbench.parsers import stream
@@ -65,6 +60,17 @@ def openmp_flag(environ):
     return extras.get('openmp_flag') or OPENMP_FLAGS.get(
         extras.get('compiler', 'gcc'), '-fopenmp'
     )
+
+
+class StreamReleaseVariables(rfm.RegressionTestPlugin):
+    """URL (file://, http://, https://) and sha256 of STREAM's release."""
+
+    stream_url = variable(str, value=sources.DEFAULTS['stream'].url)
+    stream_sha256 = variable(str, value=sources.DEFAULTS['stream'].sha256)
+
+
+class StreamRelease(StreamReleaseVariables, SourceRelease):
+    release = 'stream'
 
 
 class StreamBase(

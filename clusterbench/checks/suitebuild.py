@@ -1,4 +1,5 @@
-"""OSU and IMB built from their releases in each environment (fixtures).
+"""A suite of MPI benchmarks built from its release in each environment
+(the generic fixtures; OSU and IMB declare theirs in their own modules).
 
 An installed prefix (``-S <suite>_prefix``, ``CLUSTERBENCH_<SUITE>_PREFIX``),
 an environment that provides the suite (feature ``osu``/``imb``) or a Spack
@@ -13,16 +14,10 @@ import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import fixture, run_after, sanity_function, variable
+from reframe.core.builtins import run_after, sanity_function, variable
 
 from clusterbench.bench import sources
 from clusterbench.checks.plugins.spack import find_spack
-from clusterbench.checks.release import (
-    IMBRelease,
-    IMBReleaseVariables,
-    OSURelease,
-    OSUReleaseVariables,
-)
 
 
 def explicit_prefix(test, suite):
@@ -32,7 +27,7 @@ def explicit_prefix(test, suite):
     )
 
 
-class _PrefixWins(rfm.RegressionTestPlugin):
+class PrefixWins(rfm.RegressionTestPlugin):
     """A release not needed when the suite is installed or built by Spack."""
 
     def provided_otherwise(self):
@@ -40,14 +35,6 @@ class _PrefixWins(rfm.RegressionTestPlugin):
         if prefix:
             return f'{self.release}_prefix={prefix} given'
         return super().provided_otherwise()
-
-
-class OSUReleaseFixture(_PrefixWins, OSURelease):
-    osu_prefix = variable(str, value='')
-
-
-class IMBReleaseFixture(_PrefixWins, IMBRelease):
-    imb_prefix = variable(str, value='')
 
 
 class SuiteBuild(rfm.CompileOnlyRegressionTest):
@@ -96,24 +83,3 @@ class SuiteBuild(rfm.CompileOnlyRegressionTest):
     @sanity_function
     def finished(self):
         return sn.assert_true(True)
-
-
-class OSUBuild(OSUReleaseVariables, SuiteBuild):
-    suite = 'osu'
-    osu_prefix = variable(str, value='')
-    osu_release = fixture(OSUReleaseFixture, scope='session')
-
-    def build_commands(self, cc, cxx):
-        return [f'./configure CC={cc} CXX={cxx}', 'make']
-
-
-class IMBBuild(IMBReleaseVariables, SuiteBuild):
-    suite = 'imb'
-    imb_prefix = variable(str, value='')
-    imb_release = fixture(IMBReleaseFixture, scope='session')
-
-    def build_commands(self, cc, cxx):
-        # IMB uses MPI's C API only; the C++ bindings' headers trip IMB's
-        # -Werror with recent GCC, so leave them out.
-        skip_cxx = shlex.quote('-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX')
-        return [f'make IMB-MPI1 CC={cc} CXX={cxx} CPPFLAGS={skip_cxx}']
