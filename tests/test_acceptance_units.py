@@ -146,7 +146,7 @@ def test_outside_reference_is_flagged_even_in_a_uniform_population():
     n1 = next(n for n in ranked if n.name == 'n1')
     assert n1.verdict == nodes.FLAGGED
     assert n1.reasons == [
-        'NodeProbeCheck:dgemm 20 GFlop/s outside its reference 30 (-10% .. +inf)'
+        'NodeProbeCheck:dgemm 20 GFlop/s outside its reference 30 (-10 %/+∞)'
     ]
 
 

@@ -275,7 +275,7 @@ def test_references_update_takes_the_floors_of_the_kinds(tmp_path):
     args = ('references', 'update', '--references', str(refs), '--from', report)
     kind = command(tmp_path, *args, '--floor', 'kind')
     assert kind.returncode == 0, kind.stderr
-    assert 'hpl: 90 GFlop/s ±8%' in kind.stdout
+    assert 'hpl: 90 GFlop/s ±8 %' in kind.stdout
     bad = command(tmp_path, *args, '--floor', 'wide')
     assert bad.returncode == 2 and 'Traceback' not in bad.stderr
     assert 'a relative tolerance (e.g. 0.05) or "kind", not \'wide\'' in bad.stderr

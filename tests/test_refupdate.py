@@ -118,7 +118,7 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
     )
     assert dry.returncode == 0, dry.stderr
     assert (
-        '+ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: 10 GB/s ±3%'
+        '+ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: 10 GB/s ±3 %'
         in dry.stdout
     )
     assert 'dry run' in dry.stdout and not refs.exists()
@@ -134,7 +134,7 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
     )
     assert (
         '~ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: '
-        '10 GB/s -3%/+3% -> 20' in again.stdout
+        '10 GB/s ±3 % -> 20' in again.stdout
     )
     data = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())
     leaf = data['T']['local:default']['gnu-openmpi']['AMD EPYC']
@@ -206,7 +206,7 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
         '--write',
     )
     assert wrote.returncode == 0, wrote.stderr
-    assert '> bandwidth: 10 GB/s -3%/+∞' in wrote.stdout
+    assert '> bandwidth: 10 GB/s -3 %/+∞' in wrote.stdout
     assert '> time: 2 s -∞/+3%' in wrote.stdout
     leaf = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())['T']['local:default']
     leaf = leaf['gnu-openmpi']['AMD EPYC']

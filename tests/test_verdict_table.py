@@ -81,3 +81,11 @@ def test_the_summary_is_last_after_the_session_details():
         '0 pass, 1 FASTER, 0 no reference, 1 FAILED',
         '1 FASTER: would fail with --strict (exit 3)',
     ]
+
+
+def test_one_band_text_for_every_command_that_shows_a_band():
+    """references show, update, check and acceptance all print a band so."""
+    assert verdictview.band(-0.11, 0.11) == '±11 %'
+    assert verdictview.band(-0.04, 0.19) == '-4 %/+19 %'
+    assert verdictview.band(-0.05, None) == '-5 %/+∞'
+    assert verdictview.band(None, 0.2) == '-∞/+20 %'

@@ -16,7 +16,7 @@ figure that condemned it.
 from dataclasses import dataclass, field
 
 from clusterbench.acceptance import reports, robust
-from clusterbench.judging import stats
+from clusterbench.judging import stats, view
 from clusterbench.judging.verdict import FAILED, FLAGGED, MISSING, PASS, Kind
 
 
@@ -131,7 +131,7 @@ def rank(nodes, z_max=robust.Z_MAX, min_spread=robust.MIN_SPREAD, expected=()):
                     (
                         float('inf'),
                         f'{fig.key} {fig.value:.4g} {fig.unit} outside its '
-                        f'reference {ref:.4g} ({_band(lower, upper)})',
+                        f'reference {ref:.4g} ({view.band(lower, upper)})',
                     )
                 )
         if bad:
@@ -143,12 +143,6 @@ def rank(nodes, z_max=robust.Z_MAX, min_spread=robust.MIN_SPREAD, expected=()):
         nodes.values(),
         key=lambda n: (order[n.verdict], -_worst_z(n), n.name),
     )
-
-
-def _band(lower, upper):
-    low = '-inf' if lower is None else f'{lower:+.0%}'
-    high = '+inf' if upper is None else f'{upper:+.0%}'
-    return f'{low} .. {high}'
 
 
 def _worst_z(node):

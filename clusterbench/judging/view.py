@@ -75,6 +75,23 @@ SUMMARY_ORDER = (
 DEFAULT_WIDTH = 160
 
 
+def band(lower, upper):
+    """``±11 %``, ``-4 %/+19 %`` or ``-5 %/+∞``: a band's relative
+    tolerances (None: no bound on that side)."""
+    if lower is not None and upper is not None and -lower == upper:
+        return f'±{percent(upper)}'
+
+    def one(value, infinite):
+        return infinite if value is None else f'{value:+.0%}'.replace('%', ' %')
+
+    return f'{one(lower, "-∞")}/{one(upper, "+∞")}'
+
+
+def percent(value, digits=0):
+    """``11 %``: a fraction as a percentage."""
+    return f'{value:.{digits}%}'.replace('%', ' %')
+
+
 def text(row):
     """The verdict of *row* as text: ``INCONCLUSIVE (-12 % inside ±25 %)``,
     ``FAILED (sanity): why``, ``skipped: why``."""

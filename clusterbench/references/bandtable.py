@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import stats, verdict, vocabulary
+from clusterbench.judging import stats, verdict, view, vocabulary
 from clusterbench.parsers import catalog
 from clusterbench.references import directory as refdir
 from clusterbench.references import floors, proposalview, provenance, yamlfile
@@ -182,7 +182,7 @@ def _band_text(variable, unit, ref, lower, upper):
     if vocabulary.is_share(variable, unit):
         low, high = verdict.bounds(ref, lower, upper)
         return f'{max(low, 0):g}..{high:.3g} {unit}'
-    return proposalview.band(lower, upper)
+    return view.band(lower, upper)
 
 
 def _reach(medians, ref):

@@ -15,6 +15,7 @@ new), ``=`` one that stays as it is.
 
 import os
 
+from clusterbench.judging import view
 from clusterbench.references import directory as refdir
 from clusterbench.references import lookup
 
@@ -67,22 +68,7 @@ def short_test(test, index, key):
 
 def _band(entry):
     _, lower, upper, _ = entry
-    return band(lower, upper)
-
-
-def band(lower, upper):
-    """``±11 %``, ``-4 %/+19 %`` or ``-5 %/+∞``: a band's tolerances."""
-    if lower is not None and upper is not None and -lower == upper:
-        return f'±{_percent(upper)}'
-
-    def one(value, infinite):
-        return infinite if value is None else f'{value:+.0%}'.replace('%', ' %')
-
-    return f'{one(lower, "-∞")}/{one(upper, "+∞")}'
-
-
-def _percent(value, digits=0):
-    return f'{value:.{digits}%}'.replace('%', ' %')
+    return view.band(lower, upper)
 
 
 def _figure(prop):
@@ -92,7 +78,7 @@ def _figure(prop):
     return (
         f'{prop.entry[0]:g} {s.unit} {_band(prop.entry)} '
         f'(n={n} in {sessions} session{"s" * (sessions != 1)}, '
-        f'spread {_percent(prop.spread, 1)}{floor})'
+        f'spread {view.percent(prop.spread, 1)}{floor})'
     )
 
 

@@ -27,7 +27,7 @@ import yaml
 
 from clusterbench import __version__
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import stats, vocabulary
+from clusterbench.judging import stats, view, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
@@ -187,15 +187,6 @@ def few_sessions(proposals, minimum=MIN_SESSIONS):
     ]
 
 
-def _band_text(lower, upper):
-    """``-5%/+8%`` or ``-5%/+∞``."""
-
-    def one(thres, infinite):
-        return infinite if thres is None else f'{thres:+.0%}'
-
-    return f'{one(lower, "-∞")}/{one(upper, "+∞")}'
-
-
 def _nested_get(tree, keys):
     for key in keys:
         if not isinstance(tree, dict) or key not in tree:
@@ -269,10 +260,8 @@ def diff(proposals, directory):
         old = _nested_get(refs, [s.test, *s.key, s.variable])
         where = ' > '.join([s.test, *map(str, s.key), s.variable])
         new = prop.entry
-        symmetric = new[1] is not None and new[1] == -(new[2] or 0)
-        band_text = f'±{prop.tolerance:.0%}' if symmetric else _band_text(*new[1:3])
         new_text = (
-            f'{new[0]:g} {s.unit} {band_text} '
+            f'{new[0]:g} {s.unit} {view.band(*new[1:3])} '
             f'(n={len(s.values)} in {len(s.sessions)} '
             f'session{"s" if len(s.sessions) != 1 else ""}, spread {prop.spread:.1%})'
         )
@@ -281,7 +270,7 @@ def diff(proposals, directory):
         elif list(old) == new:
             lines.append(f'= {where}: {new_text}')
         else:
-            old_text = f'{old[0]:g} {s.unit} {_band_text(old[1], old[2])}'
+            old_text = f'{old[0]:g} {s.unit} {view.band(old[1], old[2])}'
             lines.append(f'~ {where}: {old_text} -> {new_text}')
     return lines
 

@@ -13,7 +13,7 @@ import re
 import yaml
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import verdict, vocabulary
+from clusterbench.judging import verdict, view, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import store as refstore
 from clusterbench.references import yamlfile
@@ -320,7 +320,7 @@ def wide_tolerances(directory, threshold=0.10):
         if not wider(max(widths), threshold):
             continue
         found.append(
-            f'{where} > {var}: {_band(lower, upper)}: '
+            f'{where} > {var}: {view.band(lower, upper)}: '
             f'a {threshold * 100:.0f} % regression cannot be flagged'
         )
     return found
@@ -330,17 +330,6 @@ def wider(width, threshold):
     """A band *width* wider than *threshold*: a ±10 % band computed back
     from its bounds (0.10000000000000003) is not wider than 10 %."""
     return width > threshold * (1 + 1e-9)
-
-
-def _band(lower, upper):
-    """``±37 %``, ``-5 %/+20 %`` or ``-5 %/∞``."""
-
-    def pct(t, sign=''):
-        return '∞' if t is None else f'{t * 100:{sign}.0f} %'
-
-    if lower is not None and upper is not None and -lower == upper:
-        return f'±{pct(upper)}'
-    return f'{pct(lower, "+")}/{pct(upper, "+")}'
 
 
 def _wide(path, keys, node, remaining):
