@@ -3,19 +3,23 @@
 on no change? Paired A/B runs of our CG solver, judged by judging/paired.py.
 
 Three families, each one configuration of the solver (src/cgsolver, built
-once with mpicc -O3) and its `time` figure:
+once with MPICH's mpicc -O3) and its `time` figure:
 
 - compute: 27-point stencil, n=20 (fits in cache), 1 rank;
 - memory: 7-point stencil, class W (n=32, ~6 MB per iteration), 1 rank;
-- communication: 7-point, class S, 2 ranks (~40 % of the solve in MPI).
+- communication: 7-point, class S, 2 ranks (~40 % of the solve in MPI),
+  started by MPICH's hydra (~60 ms a start; Open MPI's mpirun took ~2.5 s).
 
-B is A under a CPU quota of 90 %: the process tree of B runs in a cgroup
-(v1 ``cpu``) with cfs_quota = 0.9 x ranks x cfs_period (period 5 ms). That
-is a real slowdown of the solver, not a multiplied number; it is ~10 % only
-when the solver would otherwise get its whole CPU, so both arms run at
-nice -20 (on a loaded shared machine a nice-0 process gets less than 90 %
-anyway and the quota would not bind). The realised slowdown (median B/A over
-all blocks) is printed beside the detection rate.
+A leg is --repeat solves back to back, their solve times summed (the solver
+stops at its breakdown, so a larger iteration limit would not lengthen it).
+
+B is A under a CPU quota (default 90 %): the process tree of B runs in a
+cgroup (v1 ``cpu``) with cfs_quota = quota x ranks x cfs_period (period
+5 ms). That is a real slowdown of the solver, not a multiplied number; it
+binds only when the solver would otherwise get its whole CPU, so both arms
+run at nice -20 in cgroups of the largest weight. Throttling comes in whole
+slices, so the realised slowdown (median B/A over all runs) is printed beside
+the detection rate; --quota per family brings it near 10 %.
 
 One A/B run is --blocks ABBA blocks (4 legs each). The A/A run of the same
 sequence pairs the first A of each block with its second A, in alternating
@@ -24,10 +28,10 @@ ones) so that a drift does not become a difference: a change found there is
 a false finding. Found: the 95 % interval of B/A excludes 1 (SLOWER);
 judged by paired.judge exactly as `clusterbench ab` judges.
 
-The script needs root (cgroups, nice) and an MPI; it prints the conditions
+The script needs root (cgroups, nice) and MPICH; it prints the conditions
 (load average and CPU steal before and after each family) and the figures.
-Usage: evaluation/ab_study.py [--runs 20] [--blocks 5] [--families ...]
-        [--budget SECONDS] [--json FILE]
+Usage: evaluation/ab_study.py [--runs 20] [--blocks 5] [--repeat 1]
+        [--quota 0.9] [--families ...] [--budget SECONDS] [--json FILE]
 With --budget the runs of each family stop when its share of the budget is
 spent; the output says how many runs were made.
 """
@@ -62,7 +66,7 @@ def build(workdir):
     out = os.path.join(workdir, 'build')
     subprocess.run(
         ['make', '-s', '-C', os.path.join(PROJECT, 'src', 'cgsolver'),
-         'CC=mpicc', f'BUILD={out}'],
+         'CC=mpicc.mpich', f'BUILD={out}'],
         check=True,
     )  # fmt: skip
     return os.path.join(out, 'cgsolver')
@@ -93,8 +97,9 @@ def solve(binary, ranks, args, group):
 
     cmd = [binary, *SOLVER, *args]
     if ranks > 1:
-        cmd = ['mpirun', '--allow-run-as-root', '--bind-to', 'none', '-np',
-               str(ranks), *cmd]  # fmt: skip
+        # MPICH's hydra starts two ranks in ~60 ms; Open MPI's mpirun took
+        # ~2.5 s a leg here, which made the communication family unaffordable.
+        cmd = ['mpiexec.hydra', '-np', str(ranks), *cmd]
     done = subprocess.run(
         cmd, capture_output=True, text=True, preexec_fn=enter, timeout=300
     )
@@ -121,11 +126,19 @@ def _cpu():
         return [int(v) for v in f.readline().split()[1:]]
 
 
-def one_run(binary, ranks, args, groups, blocks):
+def leg(binary, ranks, args, group, repeat):
+    """One leg: *repeat* solves back to back, their solve times summed."""
+    return sum(solve(binary, ranks, args, group) for _ in range(repeat))
+
+
+def one_run(binary, ranks, args, groups, blocks, repeat=1):
     """Samples of one A/B run (A, B, B, A per block) and of its A/A run."""
     ab, aa = [], []
     for block in range(blocks):
-        legs = [solve(binary, ranks, args, groups[arm]) for arm in paired.BLOCK_ORDER]
+        legs = [
+            leg(binary, ranks, args[arm], groups[arm], repeat)
+            for arm in paired.BLOCK_ORDER
+        ]
         for arm, value in zip(paired.BLOCK_ORDER, legs):
             ab.append(paired.Sample(arm, block, 'cg', 'time', 's', value))
         first, second = legs[0], legs[3]
@@ -136,8 +149,17 @@ def one_run(binary, ranks, args, groups, blocks):
     return paired.judge(ab)[0], paired.judge(aa)[0], ab
 
 
-def family(name, binary, runs, blocks, budget, quota=QUOTA):
-    ranks, args = FAMILIES[name]
+def more_work(args, work):
+    """*args* with the iteration limit raised by the fraction *work*."""
+    args = list(args)
+    where = args.index('--maxit') + 1
+    args[where] = str(round(int(args[where]) * (1 + work)))
+    return tuple(args)
+
+
+def family(name, binary, runs, blocks, budget, quota=QUOTA, repeat=1, work=0.0):
+    ranks, solver = FAMILIES[name]
+    args = {paired.A: solver, paired.B: more_work(solver, work) if work else solver}
     groups = {paired.A: cgroup('A', ranks, None), paired.B: cgroup('B', ranks, quota)}
     before = conditions()
     start = time.monotonic()
@@ -145,7 +167,7 @@ def family(name, binary, runs, blocks, budget, quota=QUOTA):
     for _ in range(runs):
         if budget and time.monotonic() - start > budget:
             break
-        ab_row, aa_row, samples = one_run(binary, ranks, args, groups, blocks)
+        ab_row, aa_row, samples = one_run(binary, ranks, args, groups, blocks, repeat)
         ab_rows.append(ab_row)
         aa_rows.append(aa_row)
         ratios.append(ab_row[5])
@@ -153,10 +175,15 @@ def family(name, binary, runs, blocks, budget, quota=QUOTA):
     return {
         'family': name,
         'ranks': ranks,
-        'args': ' '.join(args),
+        'args': ' '.join(solver),
+        'work': work,
         'runs': len(ab_rows),
         'blocks': blocks,
+        'repeat': repeat,
+        'quota': quota,
         'found': sum(r[-1] == verdict.SLOWER for r in ab_rows),
+        # With no quota (--quota 0) B is A: any finding of the A/B run is false.
+        'found_any': sum(r[-1] != paired.NO_DIFFERENCE for r in ab_rows),
         'false': sum(r[-1] != paired.NO_DIFFERENCE for r in aa_rows),
         'realised': sorted(ratios)[len(ratios) // 2] if ratios else None,
         'resolvable': sorted(r[8] for r in ab_rows)[len(ab_rows) // 2]
@@ -173,6 +200,20 @@ def family(name, binary, runs, blocks, budget, quota=QUOTA):
 
 def show(result):
     n = result['runs']
+    if not result['quota'] and not result['work']:
+        print(
+            f'{result["family"]:<14} {n:>4} runs x {result["blocks"]} blocks, B = A '
+            f'(no quota): false findings {result["found_any"]}/{n} '
+            f'({100 * result["found_any"] / max(n, 1):.0f} %)  '
+            f'B/A {result["realised"]:.3f}  '
+            f'resolvable ±{100 * result["resolvable"]:.1f} %  '
+            f'load/steal {result["load_steal_before"][0]:.1f}/'
+            f'{100 * result["load_steal_before"][1]:.0f} % -> '
+            f'{result["load_steal_after"][0]:.1f}/'
+            f'{100 * result["load_steal_after"][1]:.0f} %  ({result["seconds"]} s)',
+            flush=True,
+        )
+        return
     print(
         f'{result["family"]:<14} {n:>4} runs x {result["blocks"]} blocks  '
         f'found {result["found"]}/{n} ({100 * result["found"] / max(n, 1):.0f} %)  '
@@ -199,7 +240,24 @@ def main(argv=None):
         type=float,
         default=QUOTA,
         help="B's CPU quota, a fraction of its ranks' CPUs (default %(default)s); "
-        'the throttling of short solves costs more than 1 - quota',
+        'the throttling of short solves costs more than 1 - quota; 0: no '
+        'quota, B is A (an A/A study in the ABBA order of an A/B one)',
+    )
+    parser.add_argument(
+        '--repeat',
+        type=int,
+        default=1,
+        help='solves per leg, their times summed: a leg long enough that one '
+        'CPU-share hiccup moves it less (the solver stops at its breakdown, so '
+        'a larger iteration limit would not lengthen it)',
+    )
+    parser.add_argument(
+        '--work',
+        type=float,
+        default=0.0,
+        help='B solves this fraction more iterations (0.1: 10 %% more work), '
+        'with --quota 0: a slowdown of two coupled ranks that a quota cannot '
+        'make near 10 %%',
     )
     parser.add_argument('--json', metavar='FILE')
     args = parser.parse_args(argv)
@@ -207,9 +265,16 @@ def main(argv=None):
         print('ab_study: needs root (a cgroup for the quota, nice -20)')
         return 2
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    arms = (
+        f'B = A under a CPU quota of {args.quota:.0%} (cgroup v1, period '
+        f'{PERIOD_US} us)'
+        if args.quota
+        else f'B = A with {args.work:.0%} more iterations'
+        if args.work
+        else 'B = A, no quota (A/A)'
+    )
     print(
-        f'ab_study: B = A under a CPU quota of {args.quota:.0%} (cgroup v1, period '
-        f'{PERIOD_US} us), both at nice -20; {when}; {os.cpu_count()} CPUs',
+        f'ab_study: {arms}, both at nice -20; {when}; {os.cpu_count()} CPUs',
         flush=True,
     )
     results = []
@@ -219,7 +284,16 @@ def main(argv=None):
         try:
             for name in args.families:
                 results.append(
-                    family(name, binary, args.runs, args.blocks, share, args.quota)
+                    family(
+                        name,
+                        binary,
+                        args.runs,
+                        args.blocks,
+                        share,
+                        args.quota,
+                        args.repeat,
+                        args.work,
+                    )
                 )
                 show(results[-1])
         finally:
