@@ -52,6 +52,21 @@ def _alone_if_marked(request, tmp_path_factory):
         yield
 
 
+@pytest.fixture(autouse=True)
+def _slurm_conf_as_it_was():
+    """Loading site_configs/box.py in a test's own process while the test
+    cluster is up sets ``SLURM_CONF`` there (for ReFrame's Slurm commands).
+    It must not outlive the test: once the cluster is down, every srun that a
+    later test's ReFrame starts waits a minute for that missing slurm.conf
+    (a dry run of two Slurm partitions took 595 s instead of 8)."""
+    before = os.environ.get('SLURM_CONF')
+    yield
+    if before is None:
+        os.environ.pop('SLURM_CONF', None)
+    else:
+        os.environ['SLURM_CONF'] = before
+
+
 @contextlib.contextmanager
 def _turns(path, exclusive):
     """A shared or exclusive flock of *path*; a waiting exclusive one goes

@@ -207,7 +207,7 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
     )
     assert wrote.returncode == 0, wrote.stderr
     assert '> bandwidth: 10 GB/s -3 %/+∞' in wrote.stdout
-    assert '> time: 2 s -∞/+3%' in wrote.stdout
+    assert '> time: 2 s -∞/+3 %' in wrote.stdout
     leaf = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())['T']['local:default']
     leaf = leaf['gnu-openmpi']['AMD EPYC']
     assert leaf['bandwidth'] == [10.0, -0.03, None, 'GB/s']

@@ -24,13 +24,13 @@ from reframe.core.builtins import (
 
 from clusterbench.acceptance import outputs
 from clusterbench.checks.cgsolver import CGSolverBase
-from clusterbench.checks.fabric import AcceptanceSpec, partition_nodes
+from clusterbench.checks.fabric import AcceptanceSpec
 from clusterbench.checks.hpcc import HPCCBase
 from clusterbench.checks.npb import NPBBase
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.resources import node_cores
+from clusterbench.checks.resources import node_cores, partition_nodes
 from clusterbench.checks.shell import quote
 
 # -- node battery --------------------------------------------------------------

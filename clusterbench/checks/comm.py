@@ -37,7 +37,7 @@ from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import from_launch_dir
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.resources import node_cores
+from clusterbench.checks.resources import node_cores, partition_nodes
 from clusterbench.parsers import declarations
 from clusterbench.site import stacknames
 
@@ -49,16 +49,6 @@ PLACEMENTS = ['inter', 'intra']
 
 #: What launchers print about bindings (Open MPI, srun, Hydra).
 _BINDING = re.compile(r'(MCW rank \d+ (?:bound|is not bound)|cpu[-_]bind|binding:)')
-
-
-def partition_nodes(partition):
-    """Nodes of a partition: ``extras.num_nodes`` if declared; 1 for local/ssh."""
-    declared = partition.extras.get('num_nodes')
-    if declared:
-        return int(declared)
-    if partition.scheduler.registered_name in ('local', 'ssh'):
-        return 1
-    return None  # a batch scheduler: several nodes unless declared otherwise
 
 
 def pinning_options(launcher, mpi, per_node):

@@ -24,6 +24,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from clusterbench.acceptance import outputs
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.skipreason import RecordedSkip
+from clusterbench.checks.resources import partition_nodes
 from clusterbench.checks.shell import quote, quote_all
 from clusterbench.judging import stats
 from clusterbench.parsers import declarations
@@ -35,17 +36,6 @@ LINK_SPEC = (
     'link_stall_max',
     'link_msgrate_min_mmps',
 )
-
-
-def partition_nodes(partition):
-    """How many nodes the partition has: ``extras.num_nodes``, 1 for a local
-    partition, else ``None`` (unknown: let the scheduler decide)."""
-    declared = partition.extras.get('num_nodes')
-    if declared:
-        return int(declared)
-    if partition.scheduler.registered_name == 'local':
-        return 1
-    return None
 
 
 class FabricBuild(rfm.CompileOnlyRegressionTest):

@@ -18,6 +18,18 @@ def node_cores(partition):
     )
 
 
+def partition_nodes(partition):
+    """Nodes of a partition: ``extras.num_nodes`` if declared; 1 for a local
+    or ssh partition; None for a batch scheduler that declares none (several
+    nodes: the scheduler decides)."""
+    declared = partition.extras.get('num_nodes')
+    if declared:
+        return int(declared)
+    if partition.scheduler.registered_name in ('local', 'ssh'):
+        return 1
+    return None
+
+
 def node_memory_bytes(partition):
     """Memory per node: the partition's ``extras.mem_per_node`` (bytes).
 

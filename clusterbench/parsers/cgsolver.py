@@ -2,7 +2,6 @@
 
 import json
 import math
-import os
 import re
 
 from clusterbench.core.errors import ClusterbenchError
@@ -119,14 +118,9 @@ def replay_file(case):
     return case.get('job_stdout') or 'rfm_job.out'
 
 
-def replay(directory, case):
-    """Figures of a stored run, verified again (``clusterbench replay``)."""
-    path = os.path.join(directory, replay_file(case))
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as err:
-        raise CGSolverParseError(f'{path}: {err.strerror}') from None
+def replay(text, case, path):
+    """Figures of a stored run's output *text* (read from *path*), verified
+    again (``clusterbench replay``)."""
     expected = {'ranks': case['num_tasks']}
     for key, field in (
         ('problem_class', 'class'),

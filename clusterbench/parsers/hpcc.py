@@ -1,7 +1,6 @@
 """HPC Challenge (hpcc 1.5) output: the summary block and HPL's own verdict."""
 
 import math
-import os
 import re
 
 from clusterbench.core.errors import ClusterbenchError
@@ -231,14 +230,9 @@ def replay_file(case):
     return 'hpccoutf.txt'
 
 
-def replay(directory, case):
-    """Figures of a stored run, verified again (``clusterbench replay``)."""
-    path = os.path.join(directory, replay_file(case))
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as err:
-        raise HPCCParseError(f'{path}: {err.strerror}') from None
+def replay(text, case, path):
+    """Figures of a stored run's output *text* (read from *path*), verified
+    again (``clusterbench replay``)."""
     problem = case.get('hpl_problem') or {}
     summary = verify(
         text,

@@ -20,7 +20,7 @@ from clusterbench.results.runreport import Failure, Figure
 
 #: The checks whose stored outputs can be verified again: class name -> the
 #: parser module (``replay_file(case)`` names the benchmark's output file,
-#: ``replay(directory, case)`` verifies it and returns its figures).
+#: ``replay(text, case, path)`` verifies its text and returns its figures).
 PARSERS = {
     'HPCCCheck': hpcc,
     'CGSolverCheck': cgsolver,
@@ -108,8 +108,13 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
         if directory is None:
             failures.append(Failure(*ident, 'replay', problem))
             continue
+        path = os.path.join(directory, parser.replay_file(case))
         try:
-            found = parser.replay(directory, case)
+            with open(path) as f:
+                found = parser.replay(f.read(), case, path)
+        except OSError as err:
+            failures.append(Failure(*ident, 'replay', f'{path}: {err.strerror}'))
+            continue
         except ClusterbenchError as err:
             failures.append(Failure(*ident, 'sanity', str(err)))
             continue
