@@ -27,8 +27,7 @@ def _declaring_modules():
 
 
 #: The modules that declare figures, by name (a figure declared twice must be
-#: declared alike, so the order changes nothing but the report's order of the
-#: application families).
+#: declared alike, so their order changes nothing).
 MODULES = _declaring_modules()
 
 CATALOG = Catalog(*(module.DECLARED for module in MODULES))

@@ -343,11 +343,14 @@ def benchmarks():
     """``{spec: links MPI}`` of the benchmarks in :data:`BENCHMARKS_FILE`."""
     path = os.path.join(paths.get('spack_envs'), BENCHMARKS_FILE)
     found = {}
-    for entry in (
-        _mapping(_load_yaml(path, 'include'), path, '').get('definitions') or []
-    ):
+    definitions = _mapping(_load_yaml(path, 'include'), path, '').get('definitions')
+    if not isinstance(definitions, list):
+        definitions = []  # the check below names the file and the key
+    for entry in definitions:
+        entry = _mapping(entry, path, 'definitions')
         for name, uses_mpi in (('mpi_benchmarks', True), ('serial_benchmarks', False)):
-            for spec in (entry or {}).get(name) or []:
+            specs = entry.get(name) or []
+            for spec in specs if isinstance(specs, list) else []:
                 found[str(spec)] = uses_mpi
     if not found:
         raise SpackEnvError(
