@@ -58,6 +58,15 @@ def test_the_help_lists_only_the_new_names(capsys):
     assert '  --max-tolerance FRACTION' in capsys.readouterr().out
 
 
+def test_ab_names_the_change_to_resolve_as_the_judges_do(capsys):
+    assert parse('ab', '--detection-threshold', '0.05').threshold == 0.05
+    assert parse('ab', '--max-change', '0.07').threshold == 0.07
+    with pytest.raises(SystemExit):
+        parse('ab', '-h')
+    text = capsys.readouterr().out
+    assert '--detection-threshold' in text and '--max-change' not in text
+
+
 #: The options naming a file or directory a command reads (or writes) by default.
 PATH_OPTIONS = ('--config', '--checks', '--references', '--site-configs')
 

@@ -206,10 +206,10 @@ def test_update_from_another_size_never_replaces_the_default_size(small_hpcc, tm
 
     dry = update()
     assert dry.returncode == 0, dry.stderr
-    lines = [x for x in dry.stdout.splitlines() if x[:2] in ('+ ', '~ ', '= ')]
+    lines = [x for x in dry.stdout.splitlines() if x[:4] in ('  + ', '  ~ ', '  = ')]
     assert lines
     # Only new entries under N=1152: nothing of the default size changes.
-    assert all(x.startswith('+ HPCCCheck') and ' > 1152 > ' in x for x in lines), lines
+    assert all(x.startswith('  + HPCCCheck hpl_order=1152 / ') for x in lines), lines
     wrote = update('--write')
     assert wrote.returncode == 0, wrote.stderr
     import yaml

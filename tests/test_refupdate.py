@@ -117,10 +117,11 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
         'references', 'update', '--from', first, '--directory', str(refs)
     )
     assert dry.returncode == 0, dry.stderr
-    assert (
-        '+ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: 10 GB/s ±3 %'
-        in dry.stdout
-    )
+    # Read as a reader reads it: the place once, then the figure by name.
+    assert 'local:default, gnu-openmpi, AMD EPYC\n' in dry.stdout
+    assert '  + T / bandwidth: 10 GB/s ±3 % (n=1 in 1 session' in dry.stdout
+    assert ' > ' not in dry.stdout
+    assert 'warning: T (local:default, gnu-openmpi, AMD EPYC): 1 session' in dry.stdout
     assert 'dry run' in dry.stdout and not refs.exists()
 
     wrote = clusterbench(
@@ -132,10 +133,7 @@ def test_dry_run_then_write_then_update_keeps_history(tmp_path):
     again = clusterbench(
         'references', 'update', '--from', second, '--directory', str(refs), '--write'
     )
-    assert (
-        '~ T > local:default > gnu-openmpi > AMD EPYC > bandwidth: '
-        '10 GB/s ±3 % -> 20' in again.stdout
-    )
+    assert '  ~ T / bandwidth: 10 GB/s ±3 % -> 20 GB/s' in again.stdout
     data = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())
     leaf = data['T']['local:default']['gnu-openmpi']['AMD EPYC']
     assert leaf == {
@@ -206,8 +204,8 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
         '--write',
     )
     assert wrote.returncode == 0, wrote.stderr
-    assert '> bandwidth: 10 GB/s -3 %/+∞' in wrote.stdout
-    assert '> time: 2 s -∞/+3 %' in wrote.stdout
+    assert 'T / bandwidth: 10 GB/s -3 %/+∞' in wrote.stdout
+    assert 'T / time: 2 s -∞/+3 %' in wrote.stdout
     leaf = yaml.safe_load((refs / 'local' / 'x.yaml').read_text())['T']['local:default']
     leaf = leaf['gnu-openmpi']['AMD EPYC']
     assert leaf['bandwidth'] == [10.0, -0.03, None, 'GB/s']
@@ -382,7 +380,7 @@ def test_update_names_sessions_and_warns_below_three(tmp_path):
     assert two.returncode == 0, two.stderr
     assert '(n=3 in 2 sessions, spread' in two.stdout
     assert (
-        'warning: T > local:default > gnu-openmpi > AMD EPYC: 2 sessions '
+        'warning: T (local:default, gnu-openmpi, AMD EPYC): 2 sessions '
         '(fewer than 3)' in two.stdout
     )
     three = clusterbench(

@@ -109,14 +109,7 @@ def judge(result, spec=None, z_max=robust.Z_MAX, min_spread=robust.MIN_SPREAD):
     # Specification.
     for link in links:
         f = link.figures
-        floor = spec.get('link_bandwidth_min_mbs')
-        for key in ('bandwidth_ab_mbs', 'bandwidth_ba_mbs'):
-            if floor is not None and f[key] is not None and f[key] < floor:
-                link.flag(
-                    'bandwidth',
-                    f'{_label(key, link)} {f[key]:.4g} MB/s below the '
-                    f'specification {floor:g} MB/s',
-                )
+        _both_ways_at_least(link, 'bandwidth', spec.get('link_bandwidth_min_mbs'))
         ceiling = spec.get('link_latency_max_us')
         if (
             ceiling is not None
@@ -137,14 +130,7 @@ def judge(result, spec=None, z_max=robust.Z_MAX, min_spread=robust.MIN_SPREAD):
                 f'(lost packets: TCP retransmissions), specification '
                 f'{stall_max:.1%}',
             )
-        mr_floor = spec.get('link_msgrate_min_mmps')
-        for key in ('msgrate_ab_mmps', 'msgrate_ba_mmps'):
-            if mr_floor is not None and f[key] is not None and f[key] < mr_floor:
-                link.flag(
-                    'msgrate',
-                    f'{_label(key, link)} {f[key]:.4g} Mmsg/s below the '
-                    f'specification {mr_floor:g} Mmsg/s',
-                )
+        _both_ways_at_least(link, 'msgrate', spec.get('link_msgrate_min_mmps'))
     # Nodes: a node's links against the other nodes' links (see _node_outliers).
     outliers = _node_outliers(result['nodes'], links, z_max, min_spread)
     for node, (family, why) in outliers.items():
@@ -196,6 +182,26 @@ def _node_outliers(nodes, links, z_max, min_spread):
                     f'{z_max:g})',
                 )
     return found
+
+
+#: A link figure measured each way: its keys and its unit.
+_EACH_WAY = {
+    'bandwidth': (('bandwidth_ab_mbs', 'bandwidth_ba_mbs'), 'MB/s'),
+    'msgrate': (('msgrate_ab_mmps', 'msgrate_ba_mmps'), 'Mmsg/s'),
+}
+
+
+def _both_ways_at_least(link, family, floor):
+    """Flags *link* for each direction whose *family* figure is below *floor*."""
+    keys, unit = _EACH_WAY[family]
+    for key in keys:
+        value = link.figures[key]
+        if floor is not None and value is not None and value < floor:
+            link.flag(
+                family,
+                f'{_label(key, link)} {value:.4g} {unit} below the '
+                f'specification {floor:g} {unit}',
+            )
 
 
 def _label(key, link):

@@ -50,31 +50,13 @@ def series(cases):
         figs = reports.figures(case)
         if case.get('result') == 'skip':
             continue
+        point = Point(key[0], key[2], int(case['node_count']), name, '', None)
         if reports.failed(case) or name not in figs:
-            points.append(
-                Point(
-                    key[0],
-                    key[2],
-                    int(case['node_count']),
-                    name,
-                    '',
-                    None,
-                    note=reports.failure(case) if reports.failed(case) else 'no figure',
-                )
-            )
-            continue
-        value, *_, unit, _ = figs[name]
-        points.append(
-            Point(
-                key[0],
-                key[2],
-                int(case['node_count']),
-                name,
-                unit,
-                value,
-                mode=case.get('scaling') or 'strong',
-            )
-        )
+            point.note = reports.failure(case) if reports.failed(case) else 'no figure'
+        else:
+            point.value, *_, point.unit, _ = figs[name]
+            point.mode = case.get('scaling') or 'strong'
+        points.append(point)
     return out
 
 

@@ -117,6 +117,21 @@ _UNIT_SLUGS = {'us': 'us', 'MB/s': 'mbs', 'msg/s': 'msgs', 'B': 'bytes', '': ''}
 _SLUG_UNITS = {slug: unit for unit, slug in _UNIT_SLUGS.items() if slug}
 
 
+def table_row(line, header, where, error):
+    """The cells of one table *line*, as many as *header* has, or *error*.
+
+    *where* is ``source:lineno`` of the line, named in the error.
+    """
+    cells = line.split()
+    if header is None:
+        raise error(f'{where}: data before the column header')
+    if len(cells) != len(header):
+        raise error(
+            f'{where}: {len(cells)} fields, the header has {len(header)}: {line!r}'
+        )
+    return cells
+
+
 def _header(column, unit):
     slug = _UNIT_SLUGS.get(unit)
     if slug is None:

@@ -1,17 +1,13 @@
 """Our sparse conjugate-gradient solver (src/cgsolver), built per environment."""
 
-import os
-
 import reframe as rfm
-import reframe.utility.sanity as sn
 from reframe.core.builtins import (
     parameter,
     run_after,
-    run_before,
-    sanity_function,
     variable,
 )
 
+from clusterbench.checks.ownbuild import OwnProgramBuild
 from clusterbench.checks.plugins.instrumented import Instrumented
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.profiling import agrees_with_cgsolver
@@ -21,36 +17,14 @@ from clusterbench.checks.shell import quote, quote_all
 from clusterbench.parsers import cgsolver
 
 
-class CGSolverBuild(rfm.CompileOnlyRegressionTest):
-    """Builds ``cgsolver`` with the environment's MPI C compiler.
+class CGSolverBuild(OwnProgramBuild):
+    """Builds ``cgsolver`` (``src/cgsolver``); one build per environment."""
 
-    Used as a fixture of scope ``environment``: one build per programming
-    environment, shared by every run. A site layer sets ``sourcesdir`` to
-    the solver's sources.
-    """
-
-    build_system = 'Make'
-    build_locally = True
-
-    @run_before('compile')
-    def _use_environment_compiler(self):
-        # An out-of-tree build: objects left in the source tree never leak in.
-        self.build_system.options = [
-            f'CC={quote(self.current_environ.cc)}',
-            'BUILD=build',
-        ]
-        self.build_system.max_concurrency = 2
-
-    @sanity_function
-    def built(self):
-        return sn.assert_true(
-            os.path.isfile(self.executable_path),
-            msg='cgsolver was not built',
-        )
+    programs = ('cgsolver',)
 
     @property
     def executable_path(self):
-        return os.path.join(self.stagedir, 'build', 'cgsolver')
+        return self.program_path('cgsolver')
 
 
 class CGSolverBase(

@@ -14,14 +14,12 @@ check references of its own, they become ReFrame references of the worst
 link's figures, so ReFrame (and ``clusterbench compare``) judge them too.
 """
 
-import os
-
 import reframe as rfm
-import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.builtins import run_after, variable
 
 from clusterbench.acceptance import outputs
+from clusterbench.checks.ownbuild import OwnProgramBuild
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import partition_nodes
@@ -38,41 +36,18 @@ LINK_SPEC = (
 )
 
 
-class FabricBuild(rfm.CompileOnlyRegressionTest):
-    """Builds ``fabric`` (the environment's MPI C compiler) and ``nodeprobe``.
+class FabricBuild(OwnProgramBuild):
+    """Builds ``fabric`` and ``nodeprobe`` (``src/fabric``); one per environment."""
 
-    A fixture of scope ``environment``; a site layer sets ``sourcesdir`` to
-    src/fabric.
-    """
-
-    build_system = 'Make'
-    build_locally = True
-
-    @run_before('compile')
-    def _use_environment_compiler(self):
-        self.build_system.options = [
-            f'CC={quote(self.current_environ.cc)}',
-            'BUILD=build',
-        ]
-
-    @sanity_function
-    def built(self):
-        return sn.all(
-            [
-                sn.assert_true(os.path.isfile(self.fabric_path), msg='no fabric built'),
-                sn.assert_true(
-                    os.path.isfile(self.nodeprobe_path), msg='no nodeprobe built'
-                ),
-            ]
-        )
+    programs = ('fabric', 'nodeprobe')
 
     @property
     def fabric_path(self):
-        return os.path.join(self.stagedir, 'build', 'fabric')
+        return self.program_path('fabric')
 
     @property
     def nodeprobe_path(self):
-        return os.path.join(self.stagedir, 'build', 'nodeprobe')
+        return self.program_path('nodeprobe')
 
 
 class AcceptanceSpec(rfm.RegressionTestPlugin):

@@ -125,16 +125,20 @@ def add_parser(sub):
     p.add_argument(
         '--strict',
         action='store_true',
-        help='exit 3 when a figure is not paired or could not resolve --max-change',
+        help='exit 3 when a figure is not paired or could not resolve '
+        '--detection-threshold',
     )
+    # One name with `run` and `compare`: the change a figure must resolve.
     p.add_argument(
-        '--max-change',
+        '--detection-threshold',
         dest='threshold',
         type=float,
         default=verdict.DETECTION_THRESHOLD,
         metavar='FRACTION',
         help='the change each figure must resolve under --strict (default %(default)s)',
     )
+    # Its first name, kept working.
+    p.add_argument('--max-change', dest='threshold', type=float, help=argparse.SUPPRESS)
     p.add_argument(
         '--no-wait',
         action='store_true',

@@ -108,14 +108,7 @@ def parse(text, source='IMB-MPI1 output'):
             continue
         if not stripped or stripped.startswith('#'):
             continue
-        if header is None:
-            raise IMBParseError(f'{source}:{lineno}: data before a column header')
-        cells = stripped.split()
-        if len(cells) != len(header):
-            raise IMBParseError(
-                f'{source}:{lineno}: {len(cells)} fields, the header has '
-                f'{len(header)}: {stripped!r}'
-            )
+        cells = curves.table_row(stripped, header, f'{source}:{lineno}', IMBParseError)
         rows.append((lineno, cells))
     if not tables:
         raise IMBParseError(f'{source}: no benchmark results')

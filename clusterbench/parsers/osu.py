@@ -119,14 +119,7 @@ def parse(text, source='osu output'):
             if re.match(r'#\s*(Size|Avg Latency)', stripped):
                 header = _columns(stripped, source, lineno)
             continue
-        if header is None:
-            raise OSUParseError(f'{source}:{lineno}: data before the column header')
-        cells = stripped.split()
-        if len(cells) != len(header):
-            raise OSUParseError(
-                f'{source}:{lineno}: {len(cells)} fields, the header has '
-                f'{len(header)}: {stripped!r}'
-            )
+        cells = curves.table_row(stripped, header, f'{source}:{lineno}', OSUParseError)
         rows.append((lineno, cells))
     if header is None:
         raise OSUParseError(f'{source}: no column header (run ended before measuring)')

@@ -27,12 +27,12 @@ import yaml
 
 from clusterbench import __version__
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import stats, view, vocabulary
+from clusterbench.judging import stats, vocabulary
 from clusterbench.references import directory as refdir
+from clusterbench.references import proposalview, yamlfile
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import validate as refdata
-from clusterbench.references import yamlfile
 
 PROVENANCE_DIR = refprov.PROVENANCE_DIR
 _Dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
@@ -177,7 +177,8 @@ def few_sessions(proposals, minimum=MIN_SESSIONS):
     seen = {}
     for prop in proposals:
         s = prop.samples
-        where = ' > '.join([s.test, *map(str, s.key)])
+        test = proposalview.short_test(s.test, s.index, s.key)
+        where = f'{test} ({proposalview.place(s)})'
         seen[where] = min(seen.get(where, len(s.sessions)), len(s.sessions))
     return [
         f'{where}: {n} session{"s" if n != 1 else ""} '
@@ -235,44 +236,18 @@ def repair_first(proposals, directory):
 
 
 def diff(proposals, directory):
-    """Lines describing old -> new for every proposal (a directory that an
-    interrupted update left half applied is refused: see repair_first)."""
-    cache = {}
-    lines = []
-    for prop in sorted(
-        proposals,
-        key=lambda p: (
-            p.samples.system,
-            p.samples.test,
-            p.samples.key,
-            p.samples.variable,
-        ),
-    ):
-        s = prop.samples
-        folder = refdir.system_directory(directory, s.system)
-        path = os.path.join(folder, s.reference_file)
-        if folder not in cache:
-            refstore.refuse_half_applied(folder)
-            cache[folder] = True
-        if path not in cache:
-            cache[path] = _load_references(path)
-        refs = cache[path]
-        old = _nested_get(refs, [s.test, *s.key, s.variable])
-        where = ' > '.join([s.test, *map(str, s.key), s.variable])
-        new = prop.entry
-        new_text = (
-            f'{new[0]:g} {s.unit} {view.band(*new[1:3])} '
-            f'(n={len(s.values)} in {len(s.sessions)} '
-            f'session{"s" if len(s.sessions) != 1 else ""}, spread {prop.spread:.1%})'
-        )
-        if old is None:
-            lines.append(f'+ {where}: {new_text}')
-        elif list(old) == new:
-            lines.append(f'= {where}: {new_text}')
-        else:
-            old_text = f'{old[0]:g} {s.unit} {view.band(old[1], old[2])}'
-            lines.append(f'~ {where}: {old_text} -> {new_text}')
-    return lines
+    """Lines describing old -> new for every proposal, as a reader reads them
+    (:mod:`.proposalview`); a directory that an interrupted update left half
+    applied is refused (see repair_first)."""
+    files = {
+        (refdir.system_directory(directory, s.system), s.reference_file)
+        for s in (p.samples for p in proposals)
+    }
+    for folder in sorted({folder for folder, _ in files}):
+        refstore.refuse_half_applied(folder)
+    for folder, name in sorted(files):
+        _load_references(os.path.join(folder, name))
+    return proposalview.lines(proposals, directory)
 
 
 class _NoAliasDumper(_Dumper):
