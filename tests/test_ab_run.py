@@ -20,6 +20,7 @@ CG = [
     '-n', 'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1$',
     '-S', 'judge_conditions=false', '-S', 'probe_host=false',
 ]  # fmt: skip
+CHECKS = 'reframe_checks/cgsolver.py'
 
 
 def ab(tmp, *args):
@@ -29,7 +30,9 @@ def ab(tmp, *args):
         'RFM_SQLITE_DB_FILE': str(tmp / 'results.db'),
         'CLUSTERBENCH_PERFLOGDIR': str(tmp / 'perflogs'),
     }
-    return clusterbench('ab', '--results', str(tmp / 'results'), *args, env=env)
+    # One check file: each of the many sessions loads only what it runs.
+    where = ['--results', str(tmp / 'results'), '--checks', CHECKS]
+    return clusterbench('ab', *where, *args, env=env)
 
 
 def session(tmp):
