@@ -11,7 +11,7 @@ BUILD_DIR := $(CURDIR)/build
 
 NODES ?= 2
 # pytest-xdist workers of `make test` (docs/tests.md); 0: one process.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 ACCEPT ?= box:compute
 
 .PHONY: setup setup-run run test lint format check-c clean box-up box-down acceptance dist
@@ -28,7 +28,7 @@ run: setup-run
 	$(BIN)/clusterbench run --system $(SYSTEM) $(if $(strip $(RFM_ARGS)),-- $(RFM_ARGS))
 
 test: setup lint check-c
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	VENV=$(VENV) scripts/test.sh $(TEST_WORKERS)
 
 check-c: setup
 	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-openmpi \

@@ -39,9 +39,9 @@ def pytest_configure(config):
 
 @pytest.fixture(scope='module', autouse=True)
 def _alone_if_marked(request, tmp_path_factory):
-    """Under xdist, a file marked ``alone`` (it loads the machine on purpose,
-    or judges a run by the load beside it) runs while no other file does;
-    every other file shares the machine with the other worker's."""
+    """Under xdist, a file marked ``alone`` (its claim needs a quiet machine)
+    runs while no other file does; every other file shares the machine with
+    the other workers' files."""
     if 'PYTEST_XDIST_WORKER' not in os.environ:
         yield
         return
