@@ -27,17 +27,13 @@ setup:
 run: setup-run
 	$(BIN)/clusterbench run --system $(SYSTEM) $(if $(strip $(RFM_ARGS)),-- $(RFM_ARGS))
 
-test: setup lint check-c
+test: setup lint
 	VENV=$(VENV) scripts/test.sh $(TEST_WORKERS)
 
+# The C programs' own checks (tests/test_c_checks.py; `make test` runs them
+# among its other tests).
 check-c: setup
-	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-openmpi \
-	  CC=mpicc.openmpi MPIRUN='mpirun.openmpi --oversubscribe'
-	$(MAKE) -C src/cgsolver check BUILD=$(BUILD_DIR)/cgsolver-mpich \
-	  CC=mpicc.mpich MPIRUN=mpiexec.hydra
-	$(MAKE) -C src/cgsolver memcheck BUILD=$(BUILD_DIR)/cgsolver-memcheck \
-	  CC=mpicc.openmpi
-	$(MAKE) -C src/mpiprof check BUILD=$(BUILD_DIR)/mpiprof
+	$(BIN)/pytest -q tests/test_c_checks.py
 
 lint: setup
 	$(BIN)/ruff check .

@@ -33,6 +33,8 @@ SELECT = (
     '-S', 'judge_conditions=false',
     '-S', 'probe_host=false',
 )  # fmt: skip
+#: The one check file the sessions need: loaded under the CPU cap too.
+CHECKS = 'reframe_checks/cgsolver.py'
 SUMMARY = (
     'Confirmation: 1 figure(s) outside their references were run 2 more '
     'time(s) and judged on all runs: '
@@ -75,6 +77,7 @@ def measured(tmp_path_factory):
     empty.mkdir()
     ran = rfm.clusterbench(
         'run', '--results', str(tmp / 'results'), '--references', str(empty),
+        '--checks', CHECKS,
         '--', *SELECT, env=_env(tmp),
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr
@@ -102,6 +105,7 @@ def outgrown(measured):
 
 def _session(tmp, references, *options):
     where = ['--results', str(tmp / 'results'), '--references', str(references)]
+    where += ['--checks', CHECKS]
     ran = rfm.clusterbench('run', *options, *where, '--', *SELECT, env=_env(tmp))
     return ran.returncode, ran.stdout + ran.stderr
 
@@ -182,6 +186,7 @@ def _capped_session(tmp, references, cap, until_confirmation, *options):
     """`clusterbench run` in the capped cgroup: (exit code, output). With
     *until_confirmation*, the cap is lifted when the confirmation starts."""
     where = ['--results', str(tmp / 'results'), '--references', str(references)]
+    where += ['--checks', CHECKS]
     cmd = [rfm.tool('clusterbench'), 'run', *options, *where, '--', *SELECT]
     lines = []
     with subprocess.Popen(

@@ -31,8 +31,10 @@ from clusterbench.references import validate as refdata
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]
 
-#: The runs of this module (a name for the host-drift case to reuse).
+#: The runs of this module (a name for the host-drift case to reuse), from
+#: the one check file they need (a session loads no other).
 CG_RUN = rfm.TINY_CG
+CHECKS = 'reframe_checks/cgsolver.py'
 SELECT = (
     *CG_RUN,
     '--repeat',
@@ -60,7 +62,8 @@ def session(tmp, judged=False):
     """Run one real session; the path of its report (and its exit code when
     *judged*: a run against references may find a figure SLOWER)."""
     before = set(glob.glob(str(tmp / 'results' / 'local' / '*' / 'report.json')))
-    ran = clusterbench(tmp, 'run', '--results', str(tmp / 'results'), '--', *SELECT)
+    where = ['--results', str(tmp / 'results'), '--checks', CHECKS]
+    ran = clusterbench(tmp, 'run', *where, '--', *SELECT)
     after = set(glob.glob(str(tmp / 'results' / 'local' / '*' / 'report.json')))
     (report,) = after - before
     allowed = (0, 1, 3) if judged else (0, 3)
@@ -184,7 +187,7 @@ def test_a_host_slower_than_for_its_references_is_disturbed(recorded, tmp_path):
     prov_path.write_text(yaml.safe_dump(prov))
     ran = rfm.clusterbench(
         'run', '--results', str(tmp_path / 'results'), '--references', str(refs),
-        '--', *CG_RUN,
+        '--checks', CHECKS, '--', *CG_RUN,
         env={'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
              'CLUSTERBENCH_PERFLOGDIR': str(tmp_path / 'perflogs')},
     )  # fmt: skip
