@@ -1,20 +1,23 @@
-"""On a real 2-node Slurm cluster: the multi-node suite, and acceptance that
-names every injected fault (that it passes the undisturbed cluster is in
+"""On a real Slurm cluster: the all-pairs schedule of our fabric program on 4
+nodes, then on 2 nodes the multi-node suite, and acceptance that names every
+injected fault (that it passes the undisturbed cluster is in
 test_quiet_run.py: the other test files' load is a disturbance).
 
-One cluster for the module (brought up once, always torn down, checked to
-leave nothing); each fault is injected, proven named, and cleared again.
+One 2-node cluster for the module (brought up once, always torn down, checked
+to leave nothing); each fault is injected, proven named, and cleared again.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 import pytest
+import test_fabric_program as fabric_program
 from conftest import PROJECT
 
-from clusterbench.acceptance import links, nodes, reports, scaling
+from clusterbench.acceptance import links, nodes, outputs, reports, scaling
 from clusterbench.testcluster import cluster, faults, testing
 
 REASON = testing.unavailable()
@@ -158,6 +161,54 @@ def fabric(box, prefix, environs=('gnu-openmpi',)):
         verdicts.append(verdict)
     assert {v.environ for v in verdicts} == set(environs), out
     return rc, verdicts
+
+
+# First in this file: it brings up a 4-node cluster of its own before the
+# module's 2-node one, on the same worker (a cluster is one per machine).
+def test_four_nodes_all_pairs_in_three_rounds_and_the_capped_node_named(tmp_path):
+    """N=4: 3 rounds of 2 pairs, each pair once; a capped node is named by the
+    population of links alone (no specification), its links flagged."""
+    if not shutil.which('mpicc.openmpi'):
+        pytest.skip('Open MPI not installed')
+    fabric, _ = fabric_program.build('mpicc.openmpi', str(tmp_path / 'build'))
+    with testing.cluster_up(4) as state:
+        env = {
+            **state.env(),
+            **fabric_program.ROOT_ENV,
+            'SLURM_MPI_TYPE': 'pmix',
+            'OMPI_MCA_pml': 'ob1',
+            'OMPI_MCA_btl': 'tcp,self',
+            'OMPI_MCA_btl_tcp_if_include': 'eth0',
+            # Four nodes share two cores here: ranks waiting must yield.
+            'OMPI_MCA_mpi_yield_when_idle': '1',
+        }
+
+        def run():
+            proc = subprocess.run(
+                ['srun', '-N4', '-n4', fabric, '--lat-iters', '200', '--max-time', '1'],
+                capture_output=True,
+                text=True,
+                timeout=180,
+                env=env,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            return outputs.fabric(proc.stdout, nodes=4, ranks=4)
+
+        result = run()
+        assert sorted(result['nodes']) == ['n1', 'n2', 'n3', 'n4']
+        assert result['rounds'] == 3 and result['pairs'] == 6
+        assert [len(r) for r in result['schedule']] == [2, 2, 2]
+        assert len(result['round_s']) == 3
+
+        faults.inject(state, 'link', 'n3', rate='100mbit')
+        capped = run()
+        verdict = links.judge(capped, {}, z_max=3.5, min_spread=0.15)
+        assert set(verdict.culprits) == {'n3'}, links.table(verdict)
+        assert 'bandwidth' in verdict.culprits['n3']
+        for link in verdict.links:
+            touches = 'n3' in (link.a, link.b)
+            assert ('bandwidth' in link.flags) == touches, links.table(verdict)
 
 
 def test_the_multinode_suite_runs_across_nodes_with_both_mpis(box, tmp_path):

@@ -34,7 +34,6 @@ from badinput import (
 from conftest import PROJECT, fill
 from rfm import tool
 from test_acceptance_cluster import (  # noqa: F401 (fixtures)
-    box,
     clean,
     lose_node_while,
     slurm_output,
@@ -233,6 +232,14 @@ def test_03_to_08_a_test_that_cannot_measure_fails_naming_why(
 
 
 # --- 9. a node lost mid-run (the Slurm test cluster box) --------------------
+
+
+@pytest.fixture
+def box():
+    """The cluster for the one test here that needs it, and for no other: the
+    cluster is one per machine, and other workers' files wait for it."""
+    with testing.cluster_up(2) as state:
+        yield state
 
 
 def program_on(state, node, name):

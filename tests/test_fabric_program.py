@@ -1,5 +1,6 @@
-"""Our acceptance programs (src/fabric): warnings-clean builds, their checks of
-their own results, and the all-pairs schedule on a real 4-node cluster."""
+"""Our acceptance programs (src/fabric): warnings-clean builds and their checks
+of their own results (the all-pairs schedule on a real 4-node cluster is in
+test_acceptance_cluster.py, with the other tests on the test cluster)."""
 
 import os
 import shutil
@@ -8,8 +9,7 @@ import subprocess
 import pytest
 from conftest import PROJECT
 
-from clusterbench.acceptance import links, outputs
-from clusterbench.testcluster import faults, testing
+from clusterbench.acceptance import outputs
 
 SRC = os.path.join(PROJECT, 'src', 'fabric')
 COMPILERS = [cc for cc in ('mpicc.openmpi', 'mpicc.mpich') if shutil.which(cc)]
@@ -94,54 +94,3 @@ def test_fabric_refuses_ranks_that_share_one_node(programs):
         'nothing to measure (a launcher/MPI mismatch starts N one-rank jobs)'
     ]
     assert 'FABRIC_JSON' not in proc.stdout
-
-
-REASON = testing.unavailable()
-
-
-@pytest.mark.integration
-@pytest.mark.skipif(REASON is not None, reason=REASON or '')
-def test_four_nodes_all_pairs_in_three_rounds_and_the_capped_node_named(programs):
-    """N=4: 3 rounds of 2 pairs, each pair once; a capped node is named by the
-    population of links alone (no specification), its links flagged."""
-    if 'mpicc.openmpi' not in programs:
-        pytest.skip('Open MPI not installed')
-    fabric, _ = programs['mpicc.openmpi']
-    with testing.cluster_up(4) as state:
-        env = {
-            **state.env(),
-            **ROOT_ENV,
-            'SLURM_MPI_TYPE': 'pmix',
-            'OMPI_MCA_pml': 'ob1',
-            'OMPI_MCA_btl': 'tcp,self',
-            'OMPI_MCA_btl_tcp_if_include': 'eth0',
-            # Four nodes share two cores here: ranks waiting must yield.
-            'OMPI_MCA_mpi_yield_when_idle': '1',
-        }
-
-        def run():
-            proc = subprocess.run(
-                ['srun', '-N4', '-n4', fabric, '--lat-iters', '200', '--max-time', '1'],
-                capture_output=True,
-                text=True,
-                timeout=180,
-                env=env,
-                check=False,
-            )
-            assert proc.returncode == 0, proc.stdout + proc.stderr
-            return outputs.fabric(proc.stdout, nodes=4, ranks=4)
-
-        result = run()
-        assert sorted(result['nodes']) == ['n1', 'n2', 'n3', 'n4']
-        assert result['rounds'] == 3 and result['pairs'] == 6
-        assert [len(r) for r in result['schedule']] == [2, 2, 2]
-        assert len(result['round_s']) == 3
-
-        faults.inject(state, 'link', 'n3', rate='100mbit')
-        capped = run()
-        verdict = links.judge(capped, {}, z_max=3.5, min_spread=0.15)
-        assert set(verdict.culprits) == {'n3'}, links.table(verdict)
-        assert 'bandwidth' in verdict.culprits['n3']
-        for link in verdict.links:
-            touches = 'n3' in (link.a, link.b)
-            assert ('bandwidth' in link.flags) == touches, links.table(verdict)
