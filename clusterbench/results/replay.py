@@ -108,12 +108,12 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
         if directory is None:
             failures.append(Failure(*ident, 'replay', problem))
             continue
-        path = os.path.join(directory, parser.replay_file(case))
+        output = os.path.join(directory, parser.replay_file(case))
         try:
-            with open(path) as f:
-                found = parser.replay(f.read(), case, path)
+            with open(output) as f:
+                found = parser.replay(f.read(), case, output)
         except OSError as err:
-            failures.append(Failure(*ident, 'replay', f'{path}: {err.strerror}'))
+            failures.append(Failure(*ident, 'replay', f'{output}: {err.strerror}'))
             continue
         except ClusterbenchError as err:
             failures.append(Failure(*ident, 'sanity', str(err)))
