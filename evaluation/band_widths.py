@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """How wide are the bands of the compute-bound and 1-rank figures, and what
-would a narrower rule cost on the healthy sessions?
+would a narrower rule cost on the healthy sessions? The memory-bound ones
+are listed apart, each with its measured spread.
 
 Reads the provenance of a reference directory (per figure, the median of
 each session its reference in use was made from) and the references in
@@ -68,7 +69,10 @@ def figures_of(directory):
             if not isinstance(ref, list) or len(medians) < 3:
                 continue
             unit = ref[3] if len(ref) > 3 else ''
-            kind = bandtable.figure_class(test, var, unit, params)
+            siblings = [
+                (v, r[3]) for v, r in leaf.items() if isinstance(r, list) and len(r) > 3
+            ]
+            kind = bandtable.figure_class(test, var, unit, params, siblings)
             place = f'{params.get("$environ", "")} {short} / {var}'
             # The medians are in the order of the sessions the update read.
             by_session = dict(zip(ids, medians)) if len(ids) == len(medians) else None
@@ -170,14 +174,37 @@ def main(argv=None):
     parser.add_argument('--k', type=float, default=3.0)
     args = parser.parse_args(argv)
     # The target is per kind of machine: each CPU kind is counted alone.
-    by_kind = {}
+    by_kind, memory = {}, {}
     for fig in figures_of(args.directory):
-        if fig[1]:
-            by_kind.setdefault(str(fig[5].get('cpu_kind', '-')), []).append(fig)
+        cpu = str(fig[5].get('cpu_kind', '-'))
+        if fig[1] in bandtable.STEADY_CLASSES:
+            by_kind.setdefault(cpu, []).append(fig)
+        elif fig[1] == 'memory-bound':
+            memory.setdefault(cpu, []).append(fig)
     print(f'source: {args.directory}')
     for kind_name, figs in sorted(by_kind.items()):
         print()
         report(kind_name, figs, args.k)
+        named(kind_name, memory.get(kind_name, []))
+
+
+def named(kind_name, figs):
+    """The memory-bound absolute figures of one CPU kind, each with its
+    shipped band and its measured spread between sessions."""
+    if not figs:
+        return
+    wide = sum(wider(verdict.bad_side_width(f[3], f[4], *f[6][:3])) for f in figs)
+    print(f'\nCPU kind {kind_name}: {len(figs)} memory-bound figures, {wide} with '
+          f'a shipped band wider than ±{WIDE:.0%}; their steady judge is the '
+          'in-job triad share (job_triad_efficiency):')  # fmt: skip
+    for place, _, _, var, unit, _, ref, by_session in sorted(figs):
+        medians = list(by_session.values())
+        centre = stats.median(medians)
+        low, high = min(medians) / centre - 1, max(medians) / centre - 1
+        band = verdict.bad_side_width(var, unit, *ref[:3])
+        print(f'  {place}: shipped ±{band:.0%}, spread '
+              f'{stats.relative_spread(medians):.1%}, sessions '
+              f'{low:+.0%}..{high:+.0%}')  # fmt: skip
 
 
 if __name__ == '__main__':

@@ -14,7 +14,7 @@ import uuid as uuidlib
 
 import pytest
 from conftest import PROJECT
-from rfm import TINY_CG, captured, tool
+from rfm import CG_CHECKS, TINY_CG, captured, tool
 
 from clusterbench.judging import disturbed
 from clusterbench.references import floors
@@ -166,7 +166,7 @@ def recorded(tmp_path_factory):
     result = command(
         tmp, 'baseline', '--system', 'local', '--references', str(refs),
         '--results', str(tmp / 'results'), '--sessions', '3', '--spacing', '0',
-        '--', *TINY_CG, *QUIET,
+        '--checks', CG_CHECKS, '--', *TINY_CG, *QUIET,
     )  # fmt: skip
     sessions = sorted((tmp / 'results' / 'local').iterdir())
     return tmp, refs, result, sessions
@@ -204,7 +204,8 @@ def test_a_normal_run_is_judged_against_the_baseline(recorded):
     assert result.returncode == 0, result.stderr
     run = command(
         tmp, 'run', '--system', 'local', '--references', str(refs),
-        '--results', str(tmp / 'later'), '--confirm', '0', '--', *TINY_CG, *QUIET,
+        '--results', str(tmp / 'later'), '--confirm', '0', '--checks', CG_CHECKS,
+        '--', *TINY_CG, *QUIET,
     )  # fmt: skip
     # Every figure has a reference now (on a loaded machine a speed may be
     # SLOWER; the iteration count is deterministic and passes).

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from conftest import PROJECT
-from rfm import TINY_CG, reframe
+from rfm import CG_CHECKS, TINY_CG, reframe
 
 from clusterbench.judging import verdict
 from clusterbench.machine import blascore, digest
@@ -114,7 +114,9 @@ def test_a_forced_generic_kernel_reaches_the_job_and_is_named(tmp_path):
     # job's node facts record it, and with those facts the stored Emerald
     # Rapids session's DGEMM (a real one needs HPL N >= 8000: minutes) fails
     # naming OpenBLAS.
-    rc, out, report = reframe(tmp_path, *TINY_CG, env={'OPENBLAS_CORETYPE': 'Prescott'})
+    rc, out, report = reframe(
+        tmp_path, *TINY_CG, env={'OPENBLAS_CORETYPE': 'Prescott'}, checks=CG_CHECKS
+    )
     assert rc == 0, out
     (case,) = [c for c in runreport.cases(report) if not c.get('fixture')]
     (facts,) = case['node_facts'].values()
@@ -190,7 +192,7 @@ def test_the_session_digest_says_the_kernel_was_set(tmp_path):
 def test_the_local_system_sets_the_kernel_of_a_real_job(tmp_path):
     own = blascore.openblas_core()
     target = blascore.coretype_for(own, FLAGS)
-    rc, out, report = reframe(tmp_path, *TINY_CG)
+    rc, out, report = reframe(tmp_path, *TINY_CG, checks=CG_CHECKS)
     assert rc == 0, out
     (case,) = [c for c in runreport.cases(report) if not c.get('fixture')]
     (facts,) = case['node_facts'].values()

@@ -33,7 +33,12 @@ def test_every_combination_builds_runs_and_verifies(class_s_run):
     for case in cases:
         assert case['fail_phase'] in (None, 'performance'), case['fail_reason']
         values = {k.rsplit(':', 1)[1]: v[0] for k, v in case['perfvalues'].items()}
-        assert set(values) == {f.name for f, _ in cgsolver.FIGURES.values()}
+        # Class S fits the cache: no share of the in-job triad is a figure.
+        assert set(values) == {
+            f.name
+            for key, (f, _) in cgsolver.FIGURES.items()
+            if key not in cgsolver.OPTIONAL
+        }
         assert values['time'] > 0 and values['gflops'] > 0
 
 

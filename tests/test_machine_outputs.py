@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 import junitparser
 import pytest
 from conftest import PROJECT
-from rfm import TINY_CG, classic_cg_references, clusterbench
+from rfm import CG_CHECKS, TINY_CG, classic_cg_references, clusterbench
 
 from clusterbench.judging import machineview, verdict
 from clusterbench.judging.verdict import Kind, Verdict
@@ -76,7 +76,7 @@ def session(tmp_path_factory):
         ran = clusterbench(
             'run', '--config', site, '--results', tmp / 'results',
             '--references', tmp / 'refs', '--junit', tmp / 'junit.xml',
-            '--confirm', '0', '--', *TINY_CG,
+            '--confirm', '0', '--checks', CG_CHECKS, '--', *TINY_CG,
             '-S', 'judge_conditions=false', '-S', 'probe_host=false',
             env=env,
         )  # fmt: skip

@@ -99,7 +99,7 @@ def test_off_a_loaded_run_is_neither_probed_nor_disturbed_nor_confirmed(tmp_path
         ran = subprocess.run(
             [rfm.tool('clusterbench'), 'run', '--config', str(config),
              '--results', str(tmp_path / 'results'), '--references', str(refs),
-             '--wait-quiet=2', '--', *rfm.TINY_CG],
+             '--wait-quiet=2', '--checks', rfm.CG_CHECKS, '--', *rfm.TINY_CG],
             cwd=PROJECT, env=env, capture_output=True, text=True, timeout=900,
         )  # fmt: skip
     finally:

@@ -20,6 +20,7 @@ REFERENCES = textwrap.dedent("""\
             '1':
               gflops: [100.0, -0.05, 0.05, GFlop/s]
               time: [10.0, -0.5, 0.5, s]
+              iterations: [50.0, -0.03, 0.03, iterations]
     """)
 PROVENANCE = textwrap.dedent("""\
     CGSolverCheck:
@@ -32,6 +33,7 @@ PROVENANCE = textwrap.dedent("""\
         figures:
           gflops: {session_medians: [99.0, 100.0, 101.0]}
           time: {session_medians: [8.0, 10.0, 12.0]}
+          iterations: {session_medians: [50.0, 50.0, 50.0]}
     """)
 SITE = textwrap.dedent("""\
     site_configuration = {'systems': [{'name': 'mysys', 'partitions': [
@@ -79,16 +81,19 @@ def test_crafted_directory_as_csv(tmp_path):
     }
     gflops = rows['CGSolverCheck ranks_per_node=1', 'gflops', 'sessions']
     assert gflops['system'] == 'mysys:cpu' and gflops['cpu_kind'] == 'X-1-2'
+    # The solver's rates are declared memory-bound, and so is its time.
     assert (gflops['reference'], gflops['band'], gflops['figure_class']) == (
         '100.0',
         '±5 %',
-        '1-rank',
+        'memory-bound',
     )
     assert (gflops['sessions'], gflops['dates']) == ('3', '2026-11-18..2026-11-20')
     assert float(gflops['spread']) == 0.0148  # 1.4826 x MAD 1 / median 100
     assert gflops['note'] == ''
     time = rows['CGSolverCheck ranks_per_node=1', 'time', 'sessions']
-    assert (time['band'], time['figure_class']) == ('±50 %', '1-rank')
+    assert (time['band'], time['figure_class']) == ('±50 %', 'memory-bound')
+    iterations = rows['CGSolverCheck ranks_per_node=1', 'iterations', 'sessions']
+    assert iterations['figure_class'] == '1-rank'
     assert time['note'] == 'wide: the sessions lay -20 %..+20 % from it'
     hpl = rows['HPLCheck', 'hpl', 'no provenance']
     assert (hpl['figure_class'], hpl['sessions'], hpl['spread']) == (
@@ -116,11 +121,12 @@ def test_crafted_directory_as_text(tmp_path):
         f'({refs}/mysys/provenance/cgsolver.yaml)'
     ) in lines
     (time,) = [line for line in lines if line.startswith('    time ')]
-    assert time.split()[1:6] == ['10', 's', '±50', '%', '1-rank']
+    assert time.split()[1:6] == ['10', 's', '±50', '%', 'memory-bound']
     assert time.endswith('wide: the sessions lay -20 %..+20 % from it')
     assert (
-        'CPU X-1-2: 2 reference figure(s), 1 with a band wider than ±10 % on its '
-        'bad side (compute-bound and 1-rank: 1 of 2)'
+        'CPU X-1-2: 3 reference figure(s), 1 with a band wider than ±10 % on its '
+        'bad side (compute-bound and 1-rank: 0 of 1; memory-bound, named with '
+        'their spread: 1 of 2)'
     ) in lines
     assert (
         'any CPU: 1 reference figure(s), 1 with a band wider than ±10 % on its '

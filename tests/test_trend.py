@@ -40,7 +40,12 @@ def history(tmp_path_factory):
     uuids = []
     for i, tolerance in enumerate(('1e-8', '5e-7', '5e-7')):
         rc, out, report = reframe(
-            tmp / f's{i}', *SELECT, '-S', f'tolerance={tolerance}', env=env
+            tmp / f's{i}',
+            *SELECT,
+            '-S',
+            f'tolerance={tolerance}',
+            env=env,
+            checks=rfm.CG_CHECKS,
         )
         assert report is not None, out
         uuids.append(report['session_info']['uuid'])

@@ -19,6 +19,8 @@ LOWER = 'lower'
 #: The figures of a whole application solve (a solver, not a kernel): they
 #: move between sessions more than a kernel's (references/floors.py).
 SOLVER = 'solver'
+#: A figure bound by the memory bandwidth (Figure.bound).
+MEMORY = 'memory'
 
 TIME_UNITS = frozenset({'s', 'ms', 'us', 'ns'})
 #: The times a link's latency is given in (a figure in seconds is a run time).
@@ -93,6 +95,10 @@ class Figure:
     #: proposed band (:mod:`clusterbench.references.floors`): SOLVER for the
     #: figures of a whole application solve; '' lets its unit decide.
     kind: str = ''
+    #: MEMORY for a figure the node's memory bandwidth bounds (a roofline's
+    #: memory side): it moves with the bandwidth that neighbours leave it,
+    #: so its steady judge is a share of a triad in the same job.
+    bound: str = ''
 
     def __post_init__(self):
         if self.unit not in UNITS:
@@ -206,3 +212,8 @@ class Catalog:
         """The declared kind of a figure (SOLVER), '' when none is declared."""
         figure = self.declared(name, unit)
         return figure.kind if figure is not None else ''
+
+    def bound(self, name, unit):
+        """What bounds a figure (MEMORY), '' when none is declared."""
+        figure = self.declared(name, unit)
+        return figure.bound if figure is not None else ''

@@ -5,7 +5,7 @@ import math
 import re
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.core.figures import HIGHER, LOWER, SOLVER, Band, Figure
+from clusterbench.core.figures import HIGHER, LOWER, MEMORY, SOLVER, Band, Figure
 
 _JSON_LINE = re.compile(r'^CGSOLVER_JSON: (\{.*\})\s*$', re.M)
 _VERDICT = re.compile(r'^VERIFICATION (SUCCESSFUL|FAILED)\s*$', re.M)
@@ -62,12 +62,19 @@ def verify(text, source='cgsolver output', **expected):
 
 
 #: The solver's memory bandwidth (bytes its kernels must move / time).
-BANDWIDTH = Figure('bandwidth', 'GB/s', HIGHER, kind=SOLVER)
+BANDWIDTH = Figure('bandwidth', 'GB/s', HIGHER, kind=SOLVER, bound=MEMORY)
 # Figures the harness records: JSON key -> (declaration, scale).
 FIGURES = {
     'time_s': (Figure('time', 's', LOWER, kind=SOLVER), 1.0),
     'gflops': (
-        Figure('gflops', 'GFlop/s', HIGHER, headline='CG solver', kind=SOLVER),
+        Figure(
+            'gflops',
+            'GFlop/s',
+            HIGHER,
+            headline='CG solver',
+            kind=SOLVER,
+            bound=MEMORY,
+        ),
         1.0,
     ),
     'bandwidth_gbs': (BANDWIDTH, 1.0),
@@ -77,7 +84,34 @@ FIGURES = {
         Figure('mpi_share', '%', LOWER, of='the run time', share=True),
         100.0,
     ),
+    # Portable, and steadier than the absolute rates: neighbours that take
+    # memory bandwidth during the job slow the solve and the triad alike.
+    'bandwidth_triad_share': (
+        Figure(
+            'job_triad_efficiency',
+            '%',
+            HIGHER,
+            of='a triad over the same footprint, run in the same job before, '
+            'between the iterations of, and after the solve',
+            band=Band(
+                55.0,
+                140.0,
+                'roofline (Williams et al. 2009): a memory-bound sparse CG '
+                'moves its bytes at about the triad rate, and its kernels, '
+                'mostly reads, may pass a triad that pays a write-allocate '
+                'it is not credited for; 69-99 % Intel-6-207 (16 runs of '
+                'class B by hand, 3 baseline sessions: both stencils, both '
+                'MPIs, 1 and 2 ranks), 35-51 % built -O0; measured on that '
+                'one CPU kind so far',
+            ),
+        ),
+        100.0,
+    ),
 }
+#: Recorded when the output prints them: the solver prints its share of the
+#: triad only for a solve that streams from memory (``memory_bound``), and
+#: outputs of the solver before the triad have none.
+OPTIONAL = frozenset({'bandwidth_triad_share'})
 #: Portable: the solver's bandwidth against STREAM triad of the same session.
 BANDWIDTH_TRIAD_EFFICIENCY = Figure(
     'bandwidth_triad_efficiency',
@@ -103,6 +137,8 @@ DECLARED = (
 def figures(result, source='cgsolver output'):
     out = {}
     for key, (figure, scale) in FIGURES.items():
+        if key in OPTIONAL and key not in result:
+            continue
         value = result.get(key)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise CGSolverParseError(f'{source}: no numeric {key}')

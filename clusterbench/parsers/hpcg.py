@@ -3,7 +3,7 @@
 import re
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.core.figures import HIGHER, LOWER, SOLVER, Figure
+from clusterbench.core.figures import HIGHER, LOWER, MEMORY, SOLVER, Figure
 
 _FINAL = re.compile(
     r'^Final Summary::HPCG result is (VALID|INVALID) '
@@ -56,15 +56,15 @@ def verify(text, source='HPCG summary', nprocs=None):
 # Figures the harness records: summary key -> (declaration, scale).
 FIGURES = {
     'Final Summary::HPCG result is VALID with a GFLOP/s rating of': (
-        Figure('hpcg', 'GFlop/s', HIGHER, headline='HPCG', kind=SOLVER),
+        Figure('hpcg', 'GFlop/s', HIGHER, headline='HPCG', kind=SOLVER, bound=MEMORY),
         1.0,
     ),
     'GB/s Summary::Raw Total B/W': (
-        Figure('hpcg_bandwidth', 'GB/s', HIGHER, kind=SOLVER),
+        Figure('hpcg_bandwidth', 'GB/s', HIGHER, kind=SOLVER, bound=MEMORY),
         1.0,
     ),
     'Benchmark Time Summary::Total': (
-        Figure('hpcg_time', 's', LOWER, kind=SOLVER),
+        Figure('hpcg_time', 's', LOWER, kind=SOLVER, bound=MEMORY),
         1.0,
     ),
 }

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.figures import MEMORY, SOLVER
 from clusterbench.judging import stats, verdict, view, vocabulary
 from clusterbench.parsers import catalog
 from clusterbench.references import directory as refdir
@@ -38,6 +39,8 @@ WIDE = verdict.DETECTION_THRESHOLD
 _STAMP = re.compile(r'(?:^|/)(\d{4})(\d{2})(\d{2})T\d{6}(?:/|$)')
 #: The kinds of figure a core's arithmetic bounds (references.floors).
 COMPUTE_KINDS = ('DGEMM rate', 'HPL rate')
+#: The classes whose bands should resolve a 10 % change on any quiet node.
+STEADY_CLASSES = ('compute-bound', '1-rank')
 
 
 @dataclass
@@ -54,7 +57,7 @@ class Row:
     lower: object
     upper: object
     band: str
-    #: 'compute-bound', '1-rank' or '' (see figure_class()).
+    #: 'compute-bound', 'memory-bound', '1-rank' or '' (see figure_class()).
     figure_class: str
     #: 'sessions', 'no provenance', 'portable default' or 'site override'.
     source: str
@@ -79,14 +82,32 @@ class Row:
 COLUMNS = tuple(Row.__dataclass_fields__)
 
 
-def figure_class(test, variable, unit, params):
+def figure_class(test, variable, unit, params, siblings=()):
     """'compute-bound' for a figure of a kind that a core's arithmetic bounds
-    (DGEMM, HPL: references.floors), '1-rank' for a figure of a test run on
-    one rank per node (its ``ranks_per_node`` or ``num_tasks`` parameter),
+    (DGEMM, HPL: references.floors); 'memory-bound' for an absolute rate or
+    time that the memory bandwidth bounds (a STREAM figure, one declared
+    ``bound=MEMORY``, or the time of a solve whose rates, among the
+    (figure, unit) *siblings* of its test, are): on a node whose bandwidth
+    neighbours share it moves with theirs, and its steady judge is its share
+    of an in-job triad; '1-rank' for another figure of a test run on one
+    rank per node (its ``ranks_per_node`` or ``num_tasks`` parameter);
     else ''."""
-    if floors.kind_of(test, variable, unit, params) in COMPUTE_KINDS:
+    kind = floors.kind_of(test, variable, unit, params)
+    if kind in COMPUTE_KINDS:
         return 'compute-bound'
+    if kind == 'memory bandwidth' or _memory_bound(variable, unit, siblings):
+        return 'memory-bound'
     return '1-rank' if floors.one_rank(params) else ''
+
+
+def _memory_bound(variable, unit, siblings):
+    bound = catalog.CATALOG.bound
+    if bound(variable, unit) == MEMORY:
+        return True
+    # A time is the inverse of its solve's rates: bound by what bounds them.
+    return catalog.CATALOG.kind(variable, unit) == SOLVER and any(
+        bound(name, other) == MEMORY for name, other in siblings
+    )
 
 
 def rows(root, system=None, site_configs=None):
@@ -141,18 +162,28 @@ def _system_rows(directory, only):
                 figure_class='', source=source, where=prov_path, sessions=sessions,
                 dates=dates, spread=None, note='',
             )  # fmt: skip
+            entries = {}
             for variable, entry_ in leaf.items():
                 if isinstance(entry_, list) and entry_ and entry_[0] == '$xfail':
                     entry_ = entry_[2]
+                entries[variable] = entry_
+            siblings = tuple((v, _unit(e)) for v, e in entries.items())
+            for variable, entry_ in entries.items():
                 found.append(
-                    _reference_row(place, test, params, variable, entry_, made)
+                    _reference_row(
+                        place, test, params, variable, entry_, made, siblings
+                    )
                 )
     return found
 
 
-def _reference_row(place, test, params, variable, entry, made):
+def _unit(entry):
+    return entry[3] if isinstance(entry, list) and len(entry) > 3 else ''
+
+
+def _reference_row(place, test, params, variable, entry, made, siblings=()):
     ref, lower, upper = entry[:3]
-    unit = entry[3] if len(entry) > 3 else ''
+    unit = _unit(entry)
     medians = ((made or {}).get(variable) or {}).get('session_medians') or []
     spread = stats.relative_spread(medians) if len(medians) > 1 else None
     width = verdict.bad_side_width(variable, unit, ref, lower, upper) if ref else 0
@@ -170,7 +201,7 @@ def _reference_row(place, test, params, variable, entry, made):
         lower=lower,
         upper=upper,
         band=_band_text(variable, unit, ref, lower, upper),
-        figure_class=figure_class(test, variable, unit, params),
+        figure_class=figure_class(test, variable, unit, params, siblings),
         spread=None if spread is None else round(spread, 4),
         note=note,
     )
@@ -339,12 +370,20 @@ def summary(table):
     lines = []
     for kind in sorted({r.cpu_kind for r in refs}):
         mine = [r for r in refs if r.cpu_kind == kind]
-        named = [r for r in mine if r.figure_class]
+        named = [r for r in mine if r.figure_class in STEADY_CLASSES]
+        memory = [r for r in mine if r.figure_class == 'memory-bound']
         lines.append(
             f'{f"CPU {kind}" if kind else "any CPU"}: {len(mine)} reference '
             f'figure(s), {sum(r.wide for r in mine)} with a band wider than '
             f'{limit} on its bad side (compute-bound and 1-rank: '
-            f'{sum(r.wide for r in named)} of {len(named)})'
+            f'{sum(r.wide for r in named)} of {len(named)}'
+            + (
+                f'; memory-bound, named with their spread: '
+                f'{sum(r.wide for r in memory)} of {len(memory)}'
+                if memory
+                else ''
+            )
+            + ')'
         )
     return [
         *lines,

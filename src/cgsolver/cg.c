@@ -24,6 +24,15 @@ static void lz_add(lanczos_log *l, double a, double b)
     l->n++;
 }
 
+static void probe_at(cg_probe *pr, int iterations)
+{
+    if (!pr || !pr->fn || pr->every <= 0 || iterations % pr->every != 0)
+        return;
+    double t0 = MPI_Wtime();
+    pr->fn(pr->arg);
+    pr->time += MPI_Wtime() - t0;
+}
+
 static void allreduce_sum(const double *in, double *out, int n, dist_csr *A, perf_stats *ps)
 {
     double t0 = MPI_Wtime();
@@ -86,7 +95,7 @@ static int cycle_over(dist_csr *A, const double *b, double *x, double *work,
 }
 
 static void classic(dist_csr *A, const double *b, double *x, const cg_options *o,
-                    cg_result *res, lanczos_log *lz)
+                    cg_probe *probe, cg_result *res, lanczos_log *lz)
 {
     const int n = A->nlocal, len = csr_vec_len(A);
     const double N = (double)A->nglobal;
@@ -135,6 +144,7 @@ static void classic(dist_csr *A, const double *b, double *x, const cg_options *o
             ps->bytes += N * cg_classic_update_bytes(jac);
             allreduce_sum(loc, glob, 2, A, ps);
             res->iterations++;
+            probe_at(probe, res->iterations);
             double beta = glob[1] / rz;
             lz_add(lz, alpha, beta_cur); /* beta_cur formed the current p */
             beta_cur = beta;
@@ -164,7 +174,7 @@ static void classic(dist_csr *A, const double *b, double *x, const cg_options *o
 }
 
 static void pipelined(dist_csr *A, const double *b, double *x, const cg_options *o,
-                      cg_result *res, lanczos_log *lz)
+                      cg_probe *probe, cg_result *res, lanczos_log *lz)
 {
     const int n = A->nlocal, len = csr_vec_len(A);
     const double N = (double)A->nglobal;
@@ -234,6 +244,8 @@ static void pipelined(dist_csr *A, const double *b, double *x, const cg_options 
             t0 = MPI_Wtime();
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             ps->t_reduce += MPI_Wtime() - t0;
+            if (k > 0)
+                probe_at(probe, res->iterations);
             double gamma = glob[0], delta = glob[1];
             rel = sqrt(glob[2]) / res->bnorm;
             if (cycle == 0 && k == 0)
@@ -284,9 +296,12 @@ static void pipelined(dist_csr *A, const double *b, double *x, const cg_options 
     cg_free(m);
 }
 
-void cg_solve(dist_csr *A, const double *b, double *x, const cg_options *o, cg_result *res)
+void cg_solve(dist_csr *A, const double *b, double *x, const cg_options *o, cg_probe *probe,
+              cg_result *res)
 {
     memset(res, 0, sizeof(*res));
+    if (probe)
+        probe->time = 0.0;
     lanczos_log lz;
     lz.cap = o->maxit < 100000 ? (int)o->maxit + 1 : 100000;
     lz.alpha = cg_xmalloc(sizeof(double) * (size_t)lz.cap);
@@ -306,11 +321,11 @@ void cg_solve(dist_csr *A, const double *b, double *x, const cg_options *o, cg_r
         res->converged = 1;
         res->bnorm = 1.0;
     } else if (o->variant == CG_PIPELINED) {
-        pipelined(A, b, x, o, res, &lz);
+        pipelined(A, b, x, o, probe, res, &lz);
     } else {
-        classic(A, b, x, o, res, &lz);
+        classic(A, b, x, o, probe, res, &lz);
     }
-    res->time_solve = MPI_Wtime() - t0;
+    res->time_solve = MPI_Wtime() - t0 - (probe ? probe->time : 0.0);
 
     if (lz.n >= 1) {
         res->ritz_n = lz.n;

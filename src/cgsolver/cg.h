@@ -23,9 +23,21 @@ typedef struct {
     double ritz_min, ritz_max; /* extreme Ritz values of the preconditioned operator */
 } cg_result;
 
+/* Work run between iterations that is not the solve's (the in-job triad):
+ * fn(arg) every `every` iterations, at a point where no communication is in
+ * flight, on every rank at the same iteration; its time is left out of the
+ * solve's and added to `time`. */
+typedef struct {
+    void (*fn)(void *arg);
+    void *arg;
+    int every;
+    double time;
+} cg_probe;
+
 /* Solve A x = b from the initial guess in x (length csr_vec_len(A)).
- * Collective. */
-void cg_solve(dist_csr *A, const double *b, double *x, const cg_options *o, cg_result *res);
+ * probe may be NULL. Collective. */
+void cg_solve(dist_csr *A, const double *b, double *x, const cg_options *o, cg_probe *probe,
+              cg_result *res);
 
 /* ||b - A x|| (global), using tmp (length csr_vec_len(A)) as scratch. */
 double true_residual_norm(dist_csr *A, const double *b, double *x, double *tmp,

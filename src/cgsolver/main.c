@@ -6,6 +6,8 @@
 #include "problem.h"
 #include "report.h"
 #include "spmv.h"
+#include "sysmem.h"
+#include "triad.h"
 #include "vecops.h"
 
 #include <math.h>
@@ -22,6 +24,14 @@ static int fail(int rank, const char *msg)
     }
     MPI_Finalize();
     return CG_EXIT_ERROR;
+}
+
+/* A triad pass every this many iterations: some 8 to 14 in a class B solve. */
+#define TRIAD_EVERY 25
+
+static void triad_probe(void *arg)
+{
+    triad_pass(arg);
 }
 
 int main(int argc, char **argv)
@@ -49,11 +59,38 @@ int main(int argc, char **argv)
     dist_csr *A = &pb.A;
     const int len = csr_vec_len(A), n = A->nlocal;
 
+    /* The model's traffic of one iteration, whole problem. */
+    const int jac = o.precond == PC_JACOBI;
+    const double N = (double)A->nglobal;
+    double bytes_per_iter, flops_per_iter;
+    if (o.variant == CG_PIPELINED) {
+        bytes_per_iter = spmv_model_bytes(A) + N * cg_pipe_update_bytes(jac);
+        flops_per_iter = spmv_model_flops(A, 0) + N * cg_pipe_update_flops(jac);
+    } else {
+        bytes_per_iter =
+            spmv_model_bytes(A) + N * (cg_classic_update_bytes(jac) + cg_classic_direction_bytes(jac));
+        flops_per_iter = spmv_model_flops(A, 1) +
+                         N * (cg_classic_update_flops(jac) + cg_classic_direction_flops(jac));
+    }
+
+    /* The triad runs over the footprint one iteration moves: before the
+     * solve, between its iterations and after it. */
+    triad tr;
+    triad_open(&tr, comm, bytes_per_iter / nranks);
+    triad_bracket(&tr);
+    cg_probe probe = {.fn = triad_probe, .arg = &tr, .every = TRIAD_EVERY, .time = 0.0};
     mpi_counts before_solve = g_mpi_counts;
     double *x = cg_xcalloc((size_t)len, sizeof(double));
     cg_result res;
-    cg_solve(A, pb.b, x, &o, &res);
+    cg_solve(A, pb.b, x, &o, &probe, &res);
     mpi_counts after_solve = g_mpi_counts;
+    triad_bracket(&tr);
+    triad_close(&tr);
+    /* The share judges a solve that streams from memory: one whose
+     * iteration moves more than the rank's part of the last-level cache. */
+    const double llc = sysmem_llc_bytes();
+    const int on_node = sysmem_ranks_on_node(comm);
+    const int memory_bound = llc > 0 && bytes_per_iter / nranks >= llc / on_node;
 
     /* Verification (not timed): true residual and error, recomputed. */
     double *tmp = cg_xcalloc((size_t)len, sizeof(double));
@@ -157,17 +194,11 @@ int main(int argc, char **argv)
         r.setup_time_s = pb.setup_time;
         r.flops = res.perf.flops;
         r.bytes = res.perf.bytes;
-        const int jac = o.precond == PC_JACOBI;
-        const double N = (double)A->nglobal;
-        if (o.variant == CG_PIPELINED) {
-            r.bytes_per_iter = spmv_model_bytes(A) + N * cg_pipe_update_bytes(jac);
-            r.flops_per_iter = spmv_model_flops(A, 0) + N * cg_pipe_update_flops(jac);
-        } else {
-            r.bytes_per_iter = spmv_model_bytes(A) + N * (cg_classic_update_bytes(jac) +
-                                                          cg_classic_direction_bytes(jac));
-            r.flops_per_iter = spmv_model_flops(A, 1) + N * (cg_classic_update_flops(jac) +
-                                                             cg_classic_direction_flops(jac));
-        }
+        r.bytes_per_iter = bytes_per_iter;
+        r.flops_per_iter = flops_per_iter;
+        r.triad_gbs = triad_median(&tr);
+        r.llc_bytes = llc;
+        r.memory_bound = memory_bound;
         r.t_spmv = tmax[0];
         r.t_halo = tmax[1];
         r.t_reduce = tmax[2];

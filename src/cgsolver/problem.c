@@ -5,6 +5,7 @@
 #include "mpi_stats.h"
 #include "spmv.h"
 #include "sysmem.h"
+#include "triad.h"
 
 #include <limits.h>
 #include <math.h>
@@ -16,8 +17,11 @@ double problem_mem_estimate(long long rows_per_rank, int points)
     /* per nonzero: value 8 + local column 4 + temporary global column 8;
      * per row: row pointers 12 (temporary 64-bit + final 32-bit), diag +
      * inverse 16, flag 1, and 11 vectors (x, b, x*, scratch + up to 7
-     * solver vectors) of 8 bytes; plus 64 MiB for MPI and the runtime. */
-    return (double)rows_per_rank * (20.0 * points + 12.0 + 17.0 + 88.0) + 64.0 * 1048576.0;
+     * solver vectors) of 8 bytes; plus 64 MiB for MPI and the runtime;
+     * plus the in-job triad's arrays, about one iteration's traffic. */
+    double triad = fmin((double)rows_per_rank * (12.0 * points + 64.0), TRIAD_MAX_BYTES);
+    return (double)rows_per_rank * (20.0 * points + 12.0 + 17.0 + 88.0) + 64.0 * 1048576.0 +
+           triad;
 }
 
 static void finish_common(problem *pb, MPI_Comm comm)

@@ -93,6 +93,18 @@ void report_json(FILE *f, const run_report *r)
     NUM("time_per_iter_s", r->iterations > 0 ? r->time_s / r->iterations : NAN);
     NUM("gflops", r->time_s > 0 ? r->flops / r->time_s * 1e-9 : NAN);
     NUM("bandwidth_gbs", r->time_s > 0 ? r->bytes / r->time_s * 1e-9 : NAN);
+    NUM("triad_gbs", r->triad_gbs);
+    if (r->llc_bytes > 0)
+        NUM("llc_bytes", r->llc_bytes);
+    else
+        fputs(",\"llc_bytes\":null", f);
+    fprintf(f, ",\"memory_bound\":%s", r->memory_bound ? "true" : "false");
+    /* The solver's bandwidth as a share of the triad's, same job and nodes:
+     * printed only for a solve that streams from memory. */
+    if (r->memory_bound)
+        NUM("bandwidth_triad_share", r->time_s > 0 && r->triad_gbs > 0
+                                         ? r->bytes / r->time_s * 1e-9 / r->triad_gbs
+                                         : NAN);
     NUM("flops", r->flops);
     NUM("bytes", r->bytes);
     NUM("flops_per_iter", r->flops_per_iter);
@@ -139,6 +151,12 @@ void report_human(FILE *f, const run_report *r)
     fprintf(f, "  performance  : %.3f GFLOP/s, effective bandwidth %.3f GB/s (%.1f MB/iteration)\n",
             r->time_s > 0 ? r->flops / r->time_s * 1e-9 : 0.0,
             r->time_s > 0 ? r->bytes / r->time_s * 1e-9 : 0.0, r->bytes_per_iter * 1e-6);
+    fprintf(f, "  in-job triad : %.3f GB/s over the same footprint, before, during and after "
+               "the solve (solver at %.1f %% of it%s)\n",
+            r->triad_gbs,
+            r->time_s > 0 && r->triad_gbs > 0 ? 100.0 * r->bytes / r->time_s * 1e-9 / r->triad_gbs
+                                             : 0.0,
+            r->memory_bound ? "" : "; the problem fits the cache: no figure");
     fprintf(f, "  breakdown    : spmv %.4f s, halo wait %.4f s, reductions %.4f s, vector %.4f s "
                "(max over ranks); MPI share %.1f%%\n",
             r->t_spmv, r->t_halo, r->t_reduce, r->t_vector, 100.0 * r->mpi_share);

@@ -28,6 +28,9 @@ typedef struct {
     double ritz_min, ritz_max;
     double time_s, setup_time_s;
     double flops, bytes, bytes_per_iter, flops_per_iter;
+    double triad_gbs; /* in-job triad, node GB/s (median of the passes) */
+    double llc_bytes; /* last-level cache of rank 0's CPU, < 0 unknown */
+    int memory_bound; /* an iteration moves more than the ranks' LLC share */
     double t_spmv, t_halo, t_reduce, t_vector; /* max over ranks */
     double mpi_share, mpi_share_max;
     int verified;

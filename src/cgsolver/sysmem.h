@@ -12,4 +12,8 @@ double sysmem_available_bytes(void);
 /* Number of ranks of comm sharing this rank's node. Collective. */
 int sysmem_ranks_on_node(MPI_Comm comm);
 
+/* Size of the last-level cache that CPU 0 uses (the highest level of
+ * /sys/devices/system/cpu/cpu0/cache), bytes; negative if unknown. */
+double sysmem_llc_bytes(void);
+
 #endif

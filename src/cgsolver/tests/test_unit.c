@@ -11,6 +11,8 @@
 #include "problem.h"
 #include "report.h"
 #include "spmv.h"
+#include "sysmem.h"
+#include "triad.h"
 #include "stencil.h"
 #include "vecops.h"
 
@@ -361,7 +363,7 @@ static int solve_generated(long n, int stencil, int variant, int precond)
     double *x = cg_xcalloc((size_t)len, sizeof(double));
     double *t = cg_xcalloc((size_t)len, sizeof(double));
     cg_result res;
-    cg_solve(&pb.A, pb.b, x, &o, &res);
+    cg_solve(&pb.A, pb.b, x, &o, NULL, &res);
     double tr = true_residual_norm(&pb.A, pb.b, x, t, NULL) / res.bnorm;
     double e2 = 0.0, s2 = 0.0;
     for (int i = 0; i < pb.A.nlocal; i++) {
@@ -417,7 +419,7 @@ static void test_solvers(void)
         for (int i = 0; i < pb.A.nlocal; i++)
             x[i] = 0.5;
         o.variant = CG_PIPELINED;
-        cg_solve(&pb.A, pb.b, x, &o, &res);
+        cg_solve(&pb.A, pb.b, x, &o, NULL, &res);
         double e = 0.0;
         for (int i = 0; i < pb.A.nlocal; i++)
             e = fmax(e, fabs(x[i] - 1.0));
@@ -425,7 +427,7 @@ static void test_solvers(void)
         memset(x, 0, sizeof(double) * (size_t)len);
         o.variant = CG_CLASSIC;
         o.maxit = 3;
-        cg_solve(&pb.A, pb.b, x, &o, &res);
+        cg_solve(&pb.A, pb.b, x, &o, NULL, &res);
         CHECK(!res.converged && res.iterations == 3, "maxit respected (%d iterations)",
               res.iterations);
         cg_free(x);
@@ -436,6 +438,32 @@ static void test_solvers(void)
     parse(&o, err, "--n", "60000", NULL);
     rc = problem_setup(&o, MPI_COMM_WORLD, &pb, err, sizeof(err));
     CHECK(rc != 0 && strstr(err, "too large"), "memory check rejects n=60000: %s", err);
+}
+
+static void test_triad(void)
+{
+    triad t;
+    triad_open(&t, MPI_COMM_WORLD, 1e6);
+    CHECK(isnan(triad_median(&t)), "no triad pass: no median");
+    triad_bracket(&t);
+    CHECK(t.n == TRIAD_BRACKET, "one bracket: %d passes, got %d", TRIAD_BRACKET, t.n);
+    for (int i = 0; i < TRIAD_MAX; i++)
+        triad_pass(&t); /* the samples fill, then passes are skipped */
+    CHECK(t.n == TRIAD_MAX, "at most %d passes, got %d", TRIAD_MAX, t.n);
+    double lo = t.gbs[0], hi = t.gbs[0];
+    for (int i = 0; i < t.n; i++) {
+        CHECK(t.gbs[i] > 0 && isfinite(t.gbs[i]), "pass %d: %g GB/s", i, t.gbs[i]);
+        lo = t.gbs[i] < lo ? t.gbs[i] : lo;
+        hi = t.gbs[i] > hi ? t.gbs[i] : hi;
+    }
+    double m = triad_median(&t);
+    CHECK(m >= lo && m <= hi, "median %g inside %g..%g", m, lo, hi);
+    triad_close(&t);
+    t.n = 3;
+    t.gbs[0] = 3.0;
+    t.gbs[1] = 1.0;
+    t.gbs[2] = 2.0;
+    CHECK(triad_median(&t) == 2.0, "median of 3,1,2 is 2");
 }
 
 static void test_report(void)
@@ -452,6 +480,11 @@ static void test_report(void)
     r.error = -1.0;
     r.kappa = NAN;
     r.verified = 1;
+    r.time_s = 2.0;
+    r.bytes = 4e9;
+    r.triad_gbs = 2.5;
+    r.llc_bytes = -1.0;
+    r.memory_bound = 1;
     FILE *f = tmpfile();
     report_json(f, &r);
     rewind(f);
@@ -471,10 +504,27 @@ static void test_report(void)
                                  "\"error\":null", "\"kappa\":null", "\"time_s\"", "\"gflops\"",
                                  "\"bandwidth_gbs\"", "\"time_spmv_s\"", "\"time_halo_s\"",
                                  "\"time_reduce_s\"", "\"time_vector_s\"", "\"mpi_share\"",
-                                 "\"verified\":true", "\"mpi_counts\":{\"isend\""};
+                                 "\"verified\":true", "\"mpi_counts\":{\"isend\"",
+                                 "\"triad_gbs\":2.5", "\"bandwidth_triad_share\":0.8",
+                                 "\"llc_bytes\":null", "\"memory_bound\":true"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         CHECK(strstr(buf, keys[i]) != NULL, "JSON contains %s", keys[i]);
     CHECK(strstr(buf, "nan") == NULL && strstr(buf, "inf") == NULL, "JSON has no nan/inf");
+
+    /* A problem that fits the cache: its share of the triad is no figure. */
+    r.memory_bound = 0;
+    r.llc_bytes = 32.0 * 1048576;
+    f = tmpfile();
+    report_json(f, &r);
+    rewind(f);
+    len = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+    CHECK(strstr(buf, "bandwidth_triad_share") == NULL, "no share of a cached solve");
+    CHECK(strstr(buf, "\"memory_bound\":false") && strstr(buf, "\"llc_bytes\":33554432"),
+          "the JSON says why: %s", buf);
+    double llc = sysmem_llc_bytes();
+    CHECK(llc < 0 || llc >= 4096.0, "last-level cache %g bytes, or unknown", llc);
 }
 
 int main(int argc, char **argv)
@@ -487,6 +537,7 @@ int main(int argc, char **argv)
     test_vecops();
     test_lanczos();
     test_solvers();
+    test_triad();
     test_report();
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
