@@ -21,7 +21,8 @@ run at nice -20 in cgroups of the largest weight. Throttling comes in whole
 slices, so the realised slowdown (median B/A over all runs) is printed beside
 the detection rate; --quota per family brings it near 10 %.
 
-One A/B run is --blocks ABBA blocks (4 legs each). The A/A run of the same
+One A/B run is --blocks blocks (4 legs each, ABBA and BAAB in turn, as
+`clusterbench ab` runs them). The A/A run of the same
 sequence pairs the first A of each block with its second A, in alternating
 order (first-against-second in even blocks, second-against-first in odd
 ones) so that a drift does not become a difference: a change found there is
@@ -135,13 +136,11 @@ def one_run(binary, ranks, args, groups, blocks, repeat=1):
     """Samples of one A/B run (A, B, B, A per block) and of its A/A run."""
     ab, aa = [], []
     for block in range(blocks):
-        legs = [
-            leg(binary, ranks, args[arm], groups[arm], repeat)
-            for arm in paired.BLOCK_ORDER
-        ]
-        for arm, value in zip(paired.BLOCK_ORDER, legs):
+        order = paired.block_order(block)
+        legs = [leg(binary, ranks, args[arm], groups[arm], repeat) for arm in order]
+        for arm, value in zip(order, legs):
             ab.append(paired.Sample(arm, block, 'cg', 'time', 's', value))
-        first, second = legs[0], legs[3]
+        first, second = [v for arm, v in zip(order, legs) if arm == paired.A]
         if block % 2:
             first, second = second, first
         aa.append(paired.Sample(paired.A, block, 'cg', 'time', 's', first))

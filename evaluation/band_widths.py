@@ -195,8 +195,9 @@ def named(kind_name, figs):
         return
     wide = sum(wider(verdict.bad_side_width(f[3], f[4], *f[6][:3])) for f in figs)
     print(f'\nCPU kind {kind_name}: {len(figs)} memory-bound figures, {wide} with '
-          f'a shipped band wider than ±{WIDE:.0%}; their steady judge is the '
-          'in-job triad share (job_triad_efficiency):')  # fmt: skip
+          f'a shipped band wider than ±{WIDE:.0%}, named with their spread (the '
+          "CG solver's steady judge is its share of the in-job triad, "
+          'job_triad_efficiency, counted above where recorded):')  # fmt: skip
     for place, _, _, var, unit, _, ref, by_session in sorted(figs):
         medians = list(by_session.values())
         centre = stats.median(medians)

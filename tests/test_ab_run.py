@@ -73,7 +73,7 @@ def test_the_session_is_stored_leg_by_leg_and_judged_again(class_s_against_w):
     prefix = session(tmp)
     with open(prefix / 'ab.json') as f:
         plan = json.load(f)
-    assert [leg['arm'] for leg in plan['legs']] == list('ABBA' * 3)
+    assert [leg['arm'] for leg in plan['legs']] == list('ABBABAABABBA')
     assert plan['arms']['B']['args'] == ['-S', 'problem_class=W']
     for leg in plan['legs']:
         assert (prefix / leg['report']).is_file()

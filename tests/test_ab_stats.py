@@ -10,14 +10,16 @@ import pytest
 from clusterbench.judging import paired, stats, verdict
 
 
-def blocks(n, ratio, noise, seed, drift=0.0, value=100.0):
-    """Samples of *n* ABBA blocks of a time figure (s): B = A x *ratio*, each
-    leg with relative *noise*, the machine drifting by *drift* per leg."""
+def blocks(n, ratio, noise, seed, drift=0.0, value=100.0, position=()):
+    """Samples of *n* blocks (ABBA, BAAB in turn) of a time figure (s): B = A x
+    *ratio*, each leg with relative *noise*, the machine drifting by *drift*
+    per leg, and the leg at each position of a block slowed by *position*."""
     rng = random.Random(seed)
     samples, leg = [], 0
     for block in range(n):
-        for arm in paired.BLOCK_ORDER:
+        for where, arm in enumerate(paired.block_order(block)):
             true = value * (1 + drift * leg) * (ratio if arm == paired.B else 1)
+            true *= 1 + (position[where] if position else 0.0)
             true *= math.exp(rng.gauss(0, noise))
             samples.append(paired.Sample(arm, block, 'T', 'time', 's', true))
             leg += 1
@@ -118,3 +120,22 @@ def test_a_test_that_failed_in_a_leg_fails_the_ab_run():
     )
     assert paired.exit_code(rows) == verdict.EXIT_REGRESSION
     assert 'FAILED (arm B, compile: no mpicc)' in paired.render(rows)
+
+
+def test_each_arm_holds_every_position_of_a_block_equally_often():
+    assert paired.block_order(0) == ('A', 'B', 'B', 'A')
+    assert paired.block_order(1) == ('B', 'A', 'A', 'B')
+    for where in range(4):
+        arms = [paired.block_order(block)[where] for block in range(4)]
+        assert arms.count(paired.A) == arms.count(paired.B) == 2
+
+
+def test_an_effect_of_the_position_in_a_block_cancels():
+    # The first and last legs of a block run 3 % fast (after and before a
+    # pause): over ABBA and BAAB blocks that falls on A and B alike.
+    first_last = (-0.03, 0.0, 0.0, -0.03)
+    ratios = [
+        paired.judge(blocks(6, 1.0, 0.0, seed, position=first_last))[0][5]
+        for seed in range(3)
+    ]
+    assert all(r == pytest.approx(1.0, abs=1e-9) for r in ratios), ratios

@@ -1,4 +1,4 @@
-"""`clusterbench ab`: judge a change by running A and B in turn (ABBA) within
+"""`clusterbench ab`: judge a change by running A and B in turn (ABBA, BAAB) within
 one session, and print each figure's ratio B/A with its 95 % interval."""
 
 import argparse
@@ -46,7 +46,7 @@ def run(args):
     else:
         if args.repeats < 2:
             raise ClusterbenchError(
-                f'--repeats {args.repeats}: at least 2 ABBA blocks '
+                f'--repeats {args.repeats}: at least 2 blocks '
                 '(one block gives no interval)'
             )
         extra = list(args.reframe_args)
@@ -71,7 +71,7 @@ def run(args):
             arm = plan['arms'][name]
             print(f'  {name}: --system {arm["system"]} {" ".join(arm["args"])}')
         blocks = plan['repeats']
-        print(f'  {blocks} ABBA blocks; {len(plan["legs"])} legs run\n')
+        print(f'  {blocks} blocks (ABBA, BAAB in turn); {len(plan["legs"])} legs run\n')
     for path in missing:
         print(f'no report: {path} (left out)')
     print(paired.render(rows, args.format))
@@ -88,7 +88,7 @@ def _count(text):
 def add_parser(sub):
     p = sub.add_parser(
         'ab',
-        help='validate a change: run A and B in turn (ABBA) in one session and '
+        help='validate a change: run A and B in turn (ABBA, BAAB) in one session and '
         'print each figure B/A with its 95 %% interval',
     )
     change = p.add_argument_group('what B changes against A (exactly one)')
@@ -107,7 +107,7 @@ def add_parser(sub):
         type=_count,
         default=5,
         metavar='N',
-        help='ABBA blocks (default 5; each runs A twice and B twice)',
+        help='blocks, ABBA and BAAB in turn (default 5; each runs A twice and B twice)',
     )
     p.add_argument(
         '--judge',

@@ -1,4 +1,4 @@
-"""Paired A/B verdicts: each figure's ratio B/A over ABBA blocks.
+"""Paired A/B verdicts: each figure's ratio B/A over ABBA and BAAB blocks.
 
 ``clusterbench ab`` measures two configurations in turn within one session
 (see clusterbench.results.ab). Here each figure's samples are grouped by
@@ -21,6 +21,17 @@ from clusterbench.judging import stats, verdict, view
 A, B = 'A', 'B'
 #: The order of the legs of one block: a linear drift moves A and B alike.
 BLOCK_ORDER = (A, B, B, A)
+#: Every other block, the mirror order: each arm holds every position of a
+#: block equally often, so an effect of the position itself (the first leg
+#: after a pause, the last before one) falls on A and B alike too.
+MIRROR_ORDER = (B, A, A, B)
+
+
+def block_order(block):
+    """The legs of block *block* (0, 1, ...): ABBA, then BAAB, in turn."""
+    return MIRROR_ORDER if block % 2 else BLOCK_ORDER
+
+
 #: The verdict of a figure whose interval includes 1.
 NO_DIFFERENCE = verdict.Kind.UNRESOLVED
 #: A figure measured in one arm only, or in fewer than two usable blocks.
@@ -44,7 +55,7 @@ COLUMNS = (
 
 @dataclass
 class Sample:
-    """One figure's value in one leg: its arm (A or B) and its ABBA block."""
+    """One figure's value in one leg: its arm (A or B) and its block."""
 
     arm: str
     block: int

@@ -1,4 +1,4 @@
-"""`clusterbench ab`: two configurations measured in turn, ABBA, in one session.
+"""`clusterbench ab`: two configurations measured in turn (ABBA, BAAB) in one session.
 
 Each leg is one ReFrame session of ``clusterbench run``'s runner (the same
 command line, lock, environment and results root) in a directory of its own
@@ -20,8 +20,6 @@ from clusterbench.judging import paired
 from clusterbench.results import runner, runreport
 
 PLAN = 'ab.json'
-#: The order of the legs of one block: a linear drift moves A and B alike.
-BLOCK = paired.BLOCK_ORDER
 
 
 @dataclass
@@ -34,8 +32,10 @@ class Arm:
 
 
 def legs(repeats):
-    """``[(block, arm), ...]``: *repeats* ABBA blocks."""
-    return [(block, arm) for block in range(repeats) for arm in BLOCK]
+    """``[(block, arm), ...]``: *repeats* blocks, ABBA and BAAB in turn."""
+    return [
+        (block, arm) for block in range(repeats) for arm in paired.block_order(block)
+    ]
 
 
 def run(
@@ -49,7 +49,7 @@ def run(
     out=sys.stdout,
     wait=True,
 ):
-    """Run *arms* (A, B) in *repeats* ABBA blocks; return the session directory."""
+    """Run *arms* (A, B) in *repeats* blocks; return the session directory."""
     systems = [arm.system for arm in arms.values()]
     runner.check_inputs(config, checks, systems, references)
     launch = runner.start(config, arms[paired.A].system, results, references, out, wait)
