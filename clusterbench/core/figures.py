@@ -96,8 +96,9 @@ class Figure:
     #: figures of a whole application solve; '' lets its unit decide.
     kind: str = ''
     #: MEMORY for a figure the node's memory bandwidth bounds (a roofline's
-    #: memory side): it moves with the bandwidth that neighbours leave it,
-    #: so its steady judge is a share of a triad in the same job.
+    #: memory side): it moves with the bandwidth that neighbours leave it;
+    #: where the benchmark measures one, its steady judge is its share of a
+    #: triad in the same job (the CG solver's job_triad_efficiency).
     bound: str = ''
 
     def __post_init__(self):

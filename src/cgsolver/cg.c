@@ -28,9 +28,12 @@ static void probe_at(cg_probe *pr, int iterations)
 {
     if (!pr || !pr->fn || pr->every <= 0 || iterations % pr->every != 0)
         return;
+    mpi_counts before = g_mpi_counts, used;
     double t0 = MPI_Wtime();
     pr->fn(pr->arg);
     pr->time += MPI_Wtime() - t0;
+    mpi_counts_diff(&g_mpi_counts, &before, &used);
+    mpi_counts_add(&pr->counts, &used);
 }
 
 static void allreduce_sum(const double *in, double *out, int n, dist_csr *A, perf_stats *ps)
@@ -300,8 +303,10 @@ void cg_solve(dist_csr *A, const double *b, double *x, const cg_options *o, cg_p
               cg_result *res)
 {
     memset(res, 0, sizeof(*res));
-    if (probe)
+    if (probe) {
         probe->time = 0.0;
+        memset(&probe->counts, 0, sizeof(probe->counts));
+    }
     lanczos_log lz;
     lz.cap = o->maxit < 100000 ? (int)o->maxit + 1 : 100000;
     lz.alpha = cg_xmalloc(sizeof(double) * (size_t)lz.cap);

@@ -4,6 +4,7 @@
 #define CGSOLVER_CG_H
 
 #include "csr.h"
+#include "mpi_stats.h"
 #include "options.h"
 #include "perf.h"
 
@@ -26,12 +27,13 @@ typedef struct {
 /* Work run between iterations that is not the solve's (the in-job triad):
  * fn(arg) every `every` iterations, at a point where no communication is in
  * flight, on every rank at the same iteration; its time is left out of the
- * solve's and added to `time`. */
+ * solve's and added to `time`, its MPI calls are added to `counts`. */
 typedef struct {
     void (*fn)(void *arg);
     void *arg;
     int every;
     double time;
+    mpi_counts counts;
 } cg_probe;
 
 /* Solve A x = b from the initial guess in x (length csr_vec_len(A)).

@@ -42,6 +42,16 @@ void mpi_counts_diff(const mpi_counts *after, const mpi_counts *before, mpi_coun
     mpi_counts_from_array(out, d);
 }
 
+void mpi_counts_add(mpi_counts *acc, const mpi_counts *more)
+{
+    long long a[MPI_COUNTS_NFIELDS], m[MPI_COUNTS_NFIELDS];
+    mpi_counts_to_array(acc, a);
+    mpi_counts_to_array(more, m);
+    for (int i = 0; i < MPI_COUNTS_NFIELDS; i++)
+        a[i] += m[i];
+    mpi_counts_from_array(acc, a);
+}
+
 int cgm_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *req)
 {

@@ -23,6 +23,8 @@ extern mpi_counts g_mpi_counts;
 void mpi_counts_to_array(const mpi_counts *c, long long a[MPI_COUNTS_NFIELDS]);
 void mpi_counts_from_array(mpi_counts *c, const long long a[MPI_COUNTS_NFIELDS]);
 void mpi_counts_diff(const mpi_counts *after, const mpi_counts *before, mpi_counts *out);
+/* acc += more, field by field. */
+void mpi_counts_add(mpi_counts *acc, const mpi_counts *more);
 
 int cgm_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *req);

@@ -388,6 +388,13 @@ static int solve_generated(long n, int stencil, int variant, int precond)
     return res.iterations;
 }
 
+static void count_probe(void *arg)
+{
+    int *calls = arg, one = 1, all;
+    cgm_allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    (*calls)++;
+}
+
 static void test_solvers(void)
 {
     for (int st = 7; st <= 27; st += 20)
@@ -424,6 +431,21 @@ static void test_solvers(void)
         for (int i = 0; i < pb.A.nlocal; i++)
             e = fmax(e, fabs(x[i] - 1.0));
         CHECK(res.converged && e < 1e-6, "poisson2d_10 from x0=0.5: max error %g", e);
+        /* A probe runs between iterations at the same iteration on every
+         * rank; its MPI calls are its own, not the solve's. */
+        for (int v = 0; v < 2; v++) {
+            memset(x, 0, sizeof(double) * (size_t)len);
+            o.variant = v ? CG_PIPELINED : CG_CLASSIC;
+            int calls = 0;
+            cg_probe probe = {.fn = count_probe, .arg = &calls, .every = 2};
+            cg_solve(&pb.A, pb.b, x, &o, &probe, &res);
+            CHECK(res.converged && calls == res.iterations / 2,
+                  "%s: probe every 2 of %d iterations ran %d times", v ? "pipelined" : "classic",
+                  res.iterations, calls);
+            CHECK(probe.counts.allreduce == calls && probe.time >= 0 && res.time_solve >= 0,
+                  "the probe's %lld allreduce calls are counted as its own",
+                  probe.counts.allreduce);
+        }
         memset(x, 0, sizeof(double) * (size_t)len);
         o.variant = CG_CLASSIC;
         o.maxit = 3;
