@@ -68,10 +68,8 @@ def figures_of(directory):
             ref = leaf.get(var)
             if not isinstance(ref, list) or len(medians) < 3:
                 continue
-            unit = ref[3] if len(ref) > 3 else ''
-            siblings = [
-                (v, r[3]) for v, r in leaf.items() if isinstance(r, list) and len(r) > 3
-            ]
+            unit = bandtable.unit_of(ref)
+            siblings = [(v, bandtable.unit_of(r)) for v, r in leaf.items()]
             kind = bandtable.figure_class(test, var, unit, params, siblings)
             place = f'{params.get("$environ", "")} {short} / {var}'
             # The medians are in the order of the sessions the update read.
@@ -144,6 +142,14 @@ def study(figs, rule, k):
     return wide, outside, total, len(red), len(sessions)
 
 
+def spread_text(medians, centre):
+    """'spread 4.0%, sessions -20%..+6%': the robust spread of the session
+    medians and how far the farthest lay from *centre*."""
+    low, high = min(medians) / centre - 1, max(medians) / centre - 1
+    spread = stats.relative_spread(medians)
+    return f'spread {spread:.1%}, sessions {low:+.0%}..{high:+.0%}'
+
+
 def report(kind_name, figs, k):
     """The table and the list of wide figures of one CPU kind."""
     sessions = max((len(f[-1]) for f in figs), default=0)
@@ -162,10 +168,7 @@ def report(kind_name, figs, k):
         medians = list(by_session.values())
         centre, tol = band_of('baseline', medians, test, var, unit, params, k)
         if wider(width(var, unit, centre, tol)):
-            low, high = min(medians) / centre - 1, max(medians) / centre - 1
-            print(f'  {place} [{kind}]: ±{tol:.0%}, spread '
-                  f'{stats.relative_spread(medians):.1%}, sessions '
-                  f'{low:+.0%}..{high:+.0%}')  # fmt: skip
+            print(f'  {place} [{kind}]: ±{tol:.0%}, {spread_text(medians, centre)}')
 
 
 def main(argv=None):
@@ -200,12 +203,9 @@ def named(kind_name, figs):
           'job_triad_efficiency, counted above where recorded):')  # fmt: skip
     for place, _, _, var, unit, _, ref, by_session in sorted(figs):
         medians = list(by_session.values())
-        centre = stats.median(medians)
-        low, high = min(medians) / centre - 1, max(medians) / centre - 1
         band = verdict.bad_side_width(var, unit, *ref[:3])
-        print(f'  {place}: shipped ±{band:.0%}, spread '
-              f'{stats.relative_spread(medians):.1%}, sessions '
-              f'{low:+.0%}..{high:+.0%}')  # fmt: skip
+        text = spread_text(medians, stats.median(medians))
+        print(f'  {place}: shipped ±{band:.0%}, {text}')
 
 
 if __name__ == '__main__':

@@ -24,6 +24,18 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The solve's effective bandwidth, GB/s (NAN without a solve time). */
+static double bandwidth_gbs(const run_report *r)
+{
+    return r->time_s > 0 ? r->bytes / r->time_s * 1e-9 : NAN;
+}
+
+/* The bandwidth as a share of the in-job triad's (NAN without either). */
+static double triad_share(const run_report *r)
+{
+    return r->triad_gbs > 0 ? bandwidth_gbs(r) / r->triad_gbs : NAN;
+}
+
 static void json_num(FILE *f, double x)
 {
     if (isfinite(x))
@@ -92,7 +104,7 @@ void report_json(FILE *f, const run_report *r)
     NUM("setup_time_s", r->setup_time_s);
     NUM("time_per_iter_s", r->iterations > 0 ? r->time_s / r->iterations : NAN);
     NUM("gflops", r->time_s > 0 ? r->flops / r->time_s * 1e-9 : NAN);
-    NUM("bandwidth_gbs", r->time_s > 0 ? r->bytes / r->time_s * 1e-9 : NAN);
+    NUM("bandwidth_gbs", bandwidth_gbs(r));
     NUM("triad_gbs", r->triad_gbs);
     if (r->llc_bytes > 0)
         NUM("llc_bytes", r->llc_bytes);
@@ -102,9 +114,7 @@ void report_json(FILE *f, const run_report *r)
     /* The solver's bandwidth as a share of the triad's, same job and nodes:
      * printed only for a solve that streams from memory. */
     if (r->memory_bound)
-        NUM("bandwidth_triad_share", r->time_s > 0 && r->triad_gbs > 0
-                                         ? r->bytes / r->time_s * 1e-9 / r->triad_gbs
-                                         : NAN);
+        NUM("bandwidth_triad_share", triad_share(r));
     NUM("flops", r->flops);
     NUM("bytes", r->bytes);
     NUM("flops_per_iter", r->flops_per_iter);
@@ -154,8 +164,7 @@ void report_human(FILE *f, const run_report *r)
     fprintf(f, "  in-job triad : %.3f GB/s over the same footprint, before, during and after "
                "the solve (solver at %.1f %% of it%s)\n",
             r->triad_gbs,
-            r->time_s > 0 && r->triad_gbs > 0 ? 100.0 * r->bytes / r->time_s * 1e-9 / r->triad_gbs
-                                             : 0.0,
+            isfinite(triad_share(r)) ? 100.0 * triad_share(r) : 0.0,
             r->memory_bound ? "" : "; the problem fits the cache: no figure");
     fprintf(f, "  breakdown    : spmv %.4f s, halo wait %.4f s, reductions %.4f s, vector %.4f s "
                "(max over ranks); MPI share %.1f%%\n",
