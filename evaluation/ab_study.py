@@ -26,13 +26,16 @@ One A/B run is --blocks blocks (4 legs each, ABBA and BAAB in turn, as
 sequence pairs the first A of each block with its second A, in alternating
 order (first-against-second in even blocks, second-against-first in odd
 ones) so that a drift does not become a difference: a change found there is
-a false finding. Found: the 95 % interval of B/A excludes 1 (SLOWER);
-judged by paired.judge exactly as `clusterbench ab` judges.
+a false finding. Found: the interval of B/A excludes 1 (SLOWER), judged
+by paired.judge exactly as `clusterbench ab` judges: at its 99 %, and the
+same runs again at 95 % (the price of each level in detection and in false
+findings, on the same legs).
 
 The script needs root (cgroups, nice) and MPICH; it prints the conditions
 (load average and CPU steal before and after each family) and the figures.
 Usage: evaluation/ab_study.py [--runs 20] [--blocks 5] [--repeat 1]
-        [--quota 0.9] [--families ...] [--budget SECONDS] [--json FILE]
+        [--quota 0.9] [--work 0] [--families ...] [--budget SECONDS]
+        [--json FILE] [--samples FILE]
 With --budget the runs of each family stop when its share of the budget is
 spent; the output says how many runs were made.
 """
@@ -53,6 +56,8 @@ PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CGROUP = '/sys/fs/cgroup/cpu/clusterbench-ab-study-{}'
 PERIOD_US = 5000
 QUOTA = 0.9
+#: Every run is judged at the confidence of `clusterbench ab` and at 95 %.
+LEVELS = (paired.CONFIDENCE, 0.95)
 #: The largest cgroup v1 CPU weight (the default is 1024).
 SHARES = 262144
 SOLVER = ('--tol', '1e-30')  # fixed work: the iteration limit ends every solve
@@ -145,7 +150,7 @@ def one_run(binary, ranks, args, groups, blocks, repeat=1):
             first, second = second, first
         aa.append(paired.Sample(paired.A, block, 'cg', 'time', 's', first))
         aa.append(paired.Sample(paired.B, block, 'cg', 'time', 's', second))
-    return paired.judge(ab)[0], paired.judge(aa)[0], ab
+    return ab, aa
 
 
 def more_work(args, work):
@@ -156,76 +161,96 @@ def more_work(args, work):
     return tuple(args)
 
 
-def family(name, binary, runs, blocks, budget, quota=QUOTA, repeat=1, work=0.0):
+def family(
+    name, binary, runs, blocks, budget, quota=QUOTA, repeat=1, work=0.0, keep=None
+):
     ranks, solver = FAMILIES[name]
     args = {paired.A: solver, paired.B: more_work(solver, work) if work else solver}
     groups = {paired.A: cgroup('A', ranks, None), paired.B: cgroup('B', ranks, quota)}
     before = conditions()
     start = time.monotonic()
-    ab_rows, aa_rows, ratios = [], [], []
+    runs_samples = []
     for _ in range(runs):
         if budget and time.monotonic() - start > budget:
             break
-        ab_row, aa_row, samples = one_run(binary, ranks, args, groups, blocks, repeat)
-        ab_rows.append(ab_row)
-        aa_rows.append(aa_row)
-        ratios.append(ab_row[5])
+        runs_samples.append(one_run(binary, ranks, args, groups, blocks, repeat))
+        if keep:
+            keep.write(json.dumps(_legs(name, quota, work, runs_samples[-1][0])) + '\n')
+            keep.flush()
     after = conditions()
-    return {
+    result = {
         'family': name,
         'ranks': ranks,
         'args': ' '.join(solver),
         'work': work,
-        'runs': len(ab_rows),
+        'runs': len(runs_samples),
         'blocks': blocks,
         'repeat': repeat,
         'quota': quota,
+        'seconds': round(time.monotonic() - start),
+        'load_steal_before': before,
+        'load_steal_after': after,
+    }
+    for level in LEVELS:
+        result[f'{level:.2f}'] = judged(runs_samples, level)
+    return result
+
+
+def judged(runs_samples, confidence):
+    """What the runs' A/B and A/A samples give at *confidence*."""
+    ab_rows = [paired.judge(ab, confidence)[0] for ab, _ in runs_samples]
+    aa_rows = [paired.judge(aa, confidence)[0] for _, aa in runs_samples]
+    return {
         'found': sum(r[-1] == verdict.SLOWER for r in ab_rows),
         # With no quota (--quota 0) B is A: any finding of the A/B run is false.
         'found_any': sum(r[-1] != paired.NO_DIFFERENCE for r in ab_rows),
         'false': sum(r[-1] != paired.NO_DIFFERENCE for r in aa_rows),
-        'realised': sorted(ratios)[len(ratios) // 2] if ratios else None,
-        'resolvable': sorted(r[8] for r in ab_rows)[len(ab_rows) // 2]
-        if ab_rows
-        else None,
-        'median_time_A': sorted(r[3] for r in ab_rows)[len(ab_rows) // 2]
-        if ab_rows
-        else None,
-        'seconds': round(time.monotonic() - start),
-        'load_steal_before': before,
-        'load_steal_after': after,
+        'realised': _median([r[5] for r in ab_rows]),
+        'resolvable': _median([r[8] for r in ab_rows]),
+        'median_time_A': _median([r[3] for r in ab_rows]),
+    }
+
+
+def _median(values):
+    return sorted(values)[len(values) // 2] if values else None
+
+
+def _legs(family, quota, work, samples):
+    """One run's legs as a JSON line: enough to judge it again."""
+    return {
+        'family': family,
+        'quota': quota,
+        'work': work,
+        'legs': [(s.arm, s.block, s.value) for s in samples],
     }
 
 
 def show(result):
     n = result['runs']
-    if not result['quota'] and not result['work']:
-        print(
-            f'{result["family"]:<14} {n:>4} runs x {result["blocks"]} blocks, B = A '
-            f'(no quota): false findings {result["found_any"]}/{n} '
-            f'({100 * result["found_any"] / max(n, 1):.0f} %)  '
-            f'B/A {result["realised"]:.3f}  '
-            f'resolvable ±{100 * result["resolvable"]:.1f} %  '
-            f'load/steal {result["load_steal_before"][0]:.1f}/'
-            f'{100 * result["load_steal_before"][1]:.0f} % -> '
-            f'{result["load_steal_after"][0]:.1f}/'
-            f'{100 * result["load_steal_after"][1]:.0f} %  ({result["seconds"]} s)',
-            flush=True,
-        )
-        return
-    print(
+    primary, other = (result[f'{level:.2f}'] for level in LEVELS)
+    aa = not result['quota'] and not result['work']
+    # With B = A, a finding of the A/B run itself is false.
+    key = 'found_any' if aa else 'found'
+    what = 'false findings' if aa else 'found'
+    text = (
         f'{result["family"]:<14} {n:>4} runs x {result["blocks"]} blocks  '
-        f'found {result["found"]}/{n} ({100 * result["found"] / max(n, 1):.0f} %)  '
-        f'A/A false {result["false"]}/{n} ({100 * result["false"] / max(n, 1):.0f} %)  '
-        f'realised B/A {result["realised"]:.3f}  '
-        f'resolvable ±{100 * result["resolvable"]:.1f} %  '
-        f'A time {result["median_time_A"] * 1e3:.1f} ms  '
+        + ('B = A (no quota)  ' if aa else '')
+        + f'{what} {primary[key]}/{n} ({100 * primary[key] / max(n, 1):.0f} %) at '
+        f'{LEVELS[0] * 100:.0f} %, {other[key]}/{n} at {LEVELS[1] * 100:.0f} %  '
+    )
+    if not aa:
+        text += f'A/A false {primary["false"]}/{n}, {other["false"]}/{n}  '
+    text += (
+        f'B/A {primary["realised"]:.3f}  '
+        f'resolvable ±{100 * primary["resolvable"]:.1f} % '
+        f'(±{100 * other["resolvable"]:.1f} %)  '
+        f'A time {primary["median_time_A"] * 1e3:.1f} ms  '
         f'load/steal {result["load_steal_before"][0]:.1f}/'
         f'{100 * result["load_steal_before"][1]:.0f} % -> '
         f'{result["load_steal_after"][0]:.1f}/'
-        f'{100 * result["load_steal_after"][1]:.0f} %  ({result["seconds"]} s)',
-        flush=True,
+        f'{100 * result["load_steal_after"][1]:.0f} %  ({result["seconds"]} s)'
     )
+    print(text, flush=True)
 
 
 def main(argv=None):
@@ -259,6 +284,11 @@ def main(argv=None):
         'make near 10 %%',
     )
     parser.add_argument('--json', metavar='FILE')
+    parser.add_argument(
+        '--samples',
+        metavar='FILE',
+        help="append every run's legs (arm, block, time) to FILE, a JSON line each",
+    )
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print('ab_study: needs root (a cgroup for the quota, nice -20)')
@@ -280,6 +310,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as workdir:
         binary = build(workdir)
         share = args.budget / len(args.families) if args.budget else 0
+        keep = open(args.samples, 'a') if args.samples else None
         try:
             for name in args.families:
                 results.append(
@@ -292,10 +323,13 @@ def main(argv=None):
                         args.quota,
                         args.repeat,
                         args.work,
+                        keep,
                     )
                 )
                 show(results[-1])
         finally:
+            if keep:
+                keep.close()
             for arm in (paired.A, paired.B):
                 try:
                     os.rmdir(CGROUP.format(arm))

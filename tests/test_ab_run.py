@@ -66,6 +66,7 @@ def test_more_work_in_b_is_resolved_as_slower(class_s_against_w):
     assert float(rows['time']['CI low']) > 1
     assert rows['iterations']['verdict'] == 'FLAGGED'  # W needs more
     assert rows['time']['pairs'] == '3'
+    assert rows['time']['confidence'] == '0.99'  # the interval's level
 
 
 def test_the_session_is_stored_leg_by_leg_and_judged_again(class_s_against_w):
@@ -92,6 +93,7 @@ def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr
     text = done.stdout
     assert 'A: --system local -p gnu-openmpi' in text
+    assert 'B/A [99 % CI]' in text
     line = next(x for x in text.splitlines() if x.startswith('CGSolverCheck  iter'))
     assert 'no difference resolved (±0.0 %)' in line
     for variable in ('time', 'gflops', 'bandwidth'):

@@ -27,16 +27,30 @@ def blocks(n, ratio, noise, seed, drift=0.0, value=100.0, position=()):
 
 
 def test_a_ten_percent_slowdown_is_found_in_nearly_every_run():
-    found = [paired.judge(blocks(6, 1.10, 0.03, seed))[0][-1] for seed in range(100)]
+    found = [paired.judge(blocks(8, 1.10, 0.03, seed))[0][-1] for seed in range(100)]
     assert found.count(verdict.SLOWER) >= 95
 
 
-def test_no_change_is_rarely_a_finding():
-    rows = [paired.judge(blocks(6, 1.0, 0.03, seed))[0] for seed in range(200)]
+@pytest.mark.parametrize('confidence, most', [(0.99, 6), (0.95, 16)])
+def test_no_change_is_rarely_a_finding(confidence, most):
+    rows = [
+        paired.judge(blocks(8, 1.0, 0.03, seed), confidence)[0] for seed in range(200)
+    ]
     false = [row for row in rows if row[-1] != paired.NO_DIFFERENCE]
-    # A 95 % interval: about 5 % false findings, not more.
-    assert len(false) <= 16
+    # 1 or 5 in 100 expected (2 or 10 of 200); a few more by chance, no more.
+    assert len(false) <= most
     assert all(row[8] < 0.10 for row in rows)  # each run could resolve 10 %
+    assert {row[11] for row in rows} == {confidence}
+
+
+def test_99_percent_is_the_default_and_the_table_says_which():
+    rows = paired.judge(blocks(8, 1.0, 0.03, 7))
+    assert rows[0][11] == paired.CONFIDENCE == 0.99
+    assert 'B/A [99 % CI]' in paired.render(rows)
+    wide, narrow = rows[0][8], paired.judge(blocks(8, 1.0, 0.03, 7), 0.95)[0][8]
+    # The same pairs: only Student's quantile differs (7 degrees of freedom).
+    assert wide / narrow == pytest.approx(3.499 / 2.365, rel=0.01)
+    assert 'B/A [95 % CI]' in paired.render(paired.judge(blocks(8, 1.0, 0.03, 7), 0.95))
 
 
 def test_a_drift_of_the_machine_cancels_in_the_blocks():
@@ -96,12 +110,24 @@ def test_the_interval_is_the_t_interval_of_the_log_ratios():
     logs = [math.log(1.1), math.log(1.2), 0.0]
     mean = sum(logs) / 3
     sd = math.sqrt(sum((v - mean) ** 2 for v in logs) / 2)
-    low, point, high = stats.paired_ratio_ci(pairs)
-    assert point == pytest.approx(math.exp(mean))
-    assert high == pytest.approx(math.exp(mean + 4.303 * sd / math.sqrt(3)))
-    assert low == pytest.approx(math.exp(mean - 4.303 * sd / math.sqrt(3)))
+    for confidence, t in ((0.95, 4.303), (0.99, 9.925)):
+        low, point, high = stats.paired_ratio_ci(pairs, confidence)
+        assert point == pytest.approx(math.exp(mean))
+        assert high == pytest.approx(math.exp(mean + t * sd / math.sqrt(3)))
+        assert low == pytest.approx(math.exp(mean - t * sd / math.sqrt(3)))
     with pytest.raises(ValueError):
         stats.paired_ratio_ci([(0.0, 1.0), (1.0, 1.0)])
+    with pytest.raises(ValueError, match='confidence 0.9'):
+        stats.paired_ratio_ci(pairs, 0.9)
+
+
+@pytest.mark.parametrize(
+    'df, t95, t99', [(1, 12.706, 63.657), (15, 2.131, 2.947), (40, 2.021, 2.704),
+                     (120, 1.980, 2.617), (10**6, 1.960, 2.576)],
+)  # fmt: skip
+def test_students_quantiles_beyond_the_table_stay_close(df, t95, t99):
+    assert stats.t_quantile(df, 0.95) == pytest.approx(t95, rel=0.002)
+    assert stats.t_quantile(df, 0.99) == pytest.approx(t99, rel=0.002)
 
 
 def test_csv_and_json_carry_every_column():

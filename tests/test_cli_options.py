@@ -67,6 +67,14 @@ def test_ab_names_the_change_to_resolve_as_the_judges_do(capsys):
     assert '--detection-threshold' in text and '--max-change' not in text
 
 
+def test_ab_judges_at_99_percent_unless_told_95(capsys):
+    assert parse('ab').confidence == 99 and parse('ab').repeats == 8
+    assert parse('ab', '--confidence', '95').confidence == 95
+    with pytest.raises(SystemExit):
+        parse('ab', '--confidence', '90')
+    assert "invalid choice: 90 (choose from 95, 99)" in capsys.readouterr().err
+
+
 #: The options naming a file or directory a command reads (or writes) by default.
 PATH_OPTIONS = ('--config', '--checks', '--references', '--site-configs')
 

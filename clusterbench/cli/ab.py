@@ -1,5 +1,5 @@
 """`clusterbench ab`: judge a change by running A and B in turn (ABBA, BAAB) within
-one session, and print each figure's ratio B/A with its 95 % interval."""
+one session, and print each figure's ratio B/A with its 99 % interval."""
 
 import argparse
 import sys
@@ -7,7 +7,7 @@ import sys
 from clusterbench.cli import common
 from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import paired, verdict
+from clusterbench.judging import paired, stats, verdict
 from clusterbench.references import directory as refdir
 from clusterbench.results import ab
 
@@ -63,7 +63,7 @@ def run(args):
             wait=not args.no_wait,
         )
     plan, samples, missing, failed = ab.load(prefix)
-    rows = paired.judge(samples) + paired.failure_rows(failed)
+    rows = paired.judge(samples, args.confidence / 100) + paired.failure_rows(failed)
     code = paired.exit_code(rows, args.strict, args.threshold)
     if args.format == 'table':
         print(f'\nA/B session: {prefix}')
@@ -89,7 +89,7 @@ def add_parser(sub):
     p = sub.add_parser(
         'ab',
         help='validate a change: run A and B in turn (ABBA, BAAB) in one session and '
-        'print each figure B/A with its 95 %% interval',
+        'print each figure B/A with its 99 %% interval',
     )
     change = p.add_argument_group('what B changes against A (exactly one)')
     change.add_argument('--environs', nargs=2, metavar=('A', 'B'))
@@ -105,9 +105,18 @@ def add_parser(sub):
     p.add_argument(
         '--repeats',
         type=_count,
-        default=5,
+        default=8,
         metavar='N',
-        help='blocks, ABBA and BAAB in turn (default 5; each runs A twice and B twice)',
+        help='blocks, ABBA and BAAB in turn (default 8; each runs A twice and B twice)',
+    )
+    p.add_argument(
+        '--confidence',
+        type=int,
+        choices=[round(level * 100) for level in stats.CONFIDENCES],
+        default=round(paired.CONFIDENCE * 100),
+        metavar='PERCENT',
+        help="the interval's confidence: 99 (default; about 1 in 100 unchanged "
+        'figures is found changed) or 95 (narrower, 1 in 20)',
     )
     p.add_argument(
         '--judge',

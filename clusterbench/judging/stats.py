@@ -257,23 +257,43 @@ def robust_z(value, peers, min_spread=0.05):
 
 # -- paired A/B: the ratio of two configurations measured in turn -------------
 
-#: Student's t, two-sided 95 %, for 1..30 degrees of freedom (beyond: 1.96 +
-#: 2.5/df, within 0.2 % of the exact value).
-_T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
-_T_95 += (2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086)
-_T_95 += (2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+#: Student's t, two-sided, for 1..30 degrees of freedom, per confidence level;
+#: beyond 30: the normal quantile + c/df, within 0.2 % of the exact value.
+_T = {
+    0.95: (
+        (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+        + (2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086)
+        + (2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+    ),
+    0.99: (
+        (63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169)
+        + (3.106, 3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845)
+        + (2.831, 2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750)
+    ),
+}
+_T_TAIL = {0.95: (1.960, 2.5), 0.99: (2.576, 5.2)}
+#: The confidence levels a paired interval can have.
+CONFIDENCES = tuple(_T)
 
 
-def t_95(df):
-    """The two-sided 95 % quantile of Student's t with *df* degrees of freedom."""
+def t_quantile(df, confidence=0.95):
+    """The two-sided *confidence* quantile of Student's t with *df* degrees
+    of freedom (*confidence* one of CONFIDENCES)."""
     if df < 1:
         raise ValueError('no degrees of freedom')
-    return _T_95[df - 1] if df <= len(_T_95) else 1.96 + 2.5 / df
+    if confidence not in _T:
+        raise ValueError(f'confidence {confidence}: one of {CONFIDENCES}')
+    table = _T[confidence]
+    if df <= len(table):
+        return table[df - 1]
+    normal, slope = _T_TAIL[confidence]
+    return normal + slope / df
 
 
-def paired_ratio_ci(pairs):
-    """``(low, point, high)``: the 95 % t-interval of the ratio b/a from paired
-    measurements *pairs* ``[(a, b), ...]``, on the log ratio of each pair.
+def paired_ratio_ci(pairs, confidence=0.95):
+    """``(low, point, high)``: the *confidence* t-interval of the ratio b/a
+    from paired measurements *pairs* ``[(a, b), ...]``, on the log ratio of
+    each pair.
 
     Each pair is measured close together in time (one ABBA block), so a slow
     drift of the machine moves a and b alike and cancels in their ratio: the
@@ -289,7 +309,8 @@ def paired_ratio_ci(pairs):
     centre = statistics.fmean(logs)
     if len(logs) < 2:
         return 0.0, math.exp(centre), math.inf
-    half = t_95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    t = t_quantile(len(logs) - 1, confidence)
+    half = t * statistics.stdev(logs) / math.sqrt(len(logs))
     return math.exp(centre - half), math.exp(centre), math.exp(centre + half)
 
 
