@@ -68,8 +68,8 @@ def figures_of(directory):
             ref = leaf.get(var)
             if not isinstance(ref, list) or len(medians) < 3:
                 continue
-            unit = bandtable.unit_of(ref)
-            siblings = [(v, bandtable.unit_of(r)) for v, r in leaf.items()]
+            unit = refdata.unit_of(ref)
+            siblings = [(v, refdata.unit_of(r)) for v, r in leaf.items()]
             kind = bandtable.figure_class(test, var, unit, params, siblings)
             place = f'{params.get("$environ", "")} {short} / {var}'
             # The medians are in the order of the sessions the update read.

@@ -72,7 +72,7 @@ def test_ab_judges_at_99_percent_unless_told_95(capsys):
     assert parse('ab', '--confidence', '95').confidence == 95
     with pytest.raises(SystemExit):
         parse('ab', '--confidence', '90')
-    assert "invalid choice: 90 (choose from 95, 99)" in capsys.readouterr().err
+    assert 'invalid choice: 90 (choose from 95, 99)' in capsys.readouterr().err
 
 
 #: The options naming a file or directory a command reads (or writes) by default.

@@ -167,7 +167,7 @@ def _system_rows(directory, only):
                 if isinstance(entry_, list) and entry_ and entry_[0] == '$xfail':
                     entry_ = entry_[2]
                 entries[variable] = entry_
-            siblings = tuple((v, unit_of(e)) for v, e in entries.items())
+            siblings = tuple((v, refdata.unit_of(e)) for v, e in entries.items())
             for variable, entry_ in entries.items():
                 found.append(
                     _reference_row(
@@ -177,14 +177,9 @@ def _system_rows(directory, only):
     return found
 
 
-def unit_of(entry):
-    """The unit of a reference entry ``[ref, lower, upper, unit]``, '' without."""
-    return entry[3] if isinstance(entry, list) and len(entry) > 3 else ''
-
-
 def _reference_row(place, test, params, variable, entry, made, siblings=()):
     ref, lower, upper = entry[:3]
-    unit = unit_of(entry)
+    unit = refdata.unit_of(entry)
     medians = ((made or {}).get(variable) or {}).get('session_medians') or []
     spread = stats.relative_spread(medians) if len(medians) > 1 else None
     width = verdict.bad_side_width(variable, unit, ref, lower, upper) if ref else 0

@@ -26,6 +26,11 @@ _SPECIAL_INDEX = re.compile(
 _ATTRIBUTE = re.compile(r'^[A-Za-z_]\w*$')
 
 
+def unit_of(entry):
+    """The unit of a reference entry ``[ref, lower, upper, unit]``, '' without."""
+    return entry[3] if isinstance(entry, list) and len(entry) > 3 else ''
+
+
 def _where(path, node, keys):
     line = node.start_mark.line + 1 if node is not None else 0
     key = ' > '.join(str(k) for k in keys)
@@ -305,7 +310,7 @@ def wide_tolerances(directory, threshold=0.10):
     found = []
     for where, var, entry in warnings:
         ref, lower, upper = entry[:3]
-        unit = entry[3] if len(entry) > 3 else ''
+        unit = unit_of(entry)
         better = vocabulary.direction(var, unit)
         if ref is not None and ref < 0:
             lower, upper = upper, lower  # ReFrame flips the band

@@ -89,8 +89,7 @@ int main(int argc, char **argv)
     /* The share judges a solve that streams from memory: one whose
      * iteration moves more than the rank's part of the last-level cache. */
     const double llc = sysmem_llc_bytes();
-    const int on_node = sysmem_ranks_on_node(comm);
-    const int memory_bound = llc > 0 && bytes_per_iter / nranks >= llc / on_node;
+    const int memory_bound = llc > 0 && bytes_per_iter / nranks >= llc / pb.ranks_on_node;
 
     /* Verification (not timed): true residual and error, recomputed. */
     double *tmp = cg_xcalloc((size_t)len, sizeof(double));

@@ -77,8 +77,7 @@ static int setup_generated(const cg_options *o, MPI_Comm comm, problem *pb, char
     double need = problem_mem_estimate(bp_count(&bp, 0), g->points);
     pb->mem_estimate = need;
     double avail = sysmem_available_bytes();
-    int on_node = sysmem_ranks_on_node(comm);
-    double budget = avail > 0 ? avail / on_node : INFINITY, min_budget;
+    double budget = avail > 0 ? avail / pb->ranks_on_node : INFINITY, min_budget;
     cgm_allreduce(&budget, &min_budget, 1, MPI_DOUBLE, MPI_MIN, comm);
     if (need > min_budget) {
         snprintf(err, errlen,
@@ -228,6 +227,7 @@ int problem_setup(const cg_options *o, MPI_Comm comm, problem *pb, char *err, si
     cgm_count_other();
     double t0 = MPI_Wtime();
     pb->generated = o->matrix == NULL;
+    pb->ranks_on_node = sysmem_ranks_on_node(comm);
     int rc = pb->generated ? setup_generated(o, comm, pb, err, errlen)
                            : setup_file(o, comm, pb, err, errlen);
     if (rc != 0)

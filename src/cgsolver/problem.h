@@ -20,6 +20,7 @@ typedef struct {
     double setup_time;       /* seconds (max over ranks) */
     long long rows_min, rows_max; /* rows per rank */
     double mem_estimate;     /* estimated bytes per rank (generated) */
+    int ranks_on_node;       /* ranks sharing this rank's node (and its memory) */
 } problem;
 
 /* Collective.  Returns 0, or -1 on bad input / resources (same result on

@@ -160,7 +160,7 @@ void report_human(FILE *f, const run_report *r)
             r->iterations > 0 ? 1e3 * r->time_s / r->iterations : 0.0, r->setup_time_s);
     fprintf(f, "  performance  : %.3f GFLOP/s, effective bandwidth %.3f GB/s (%.1f MB/iteration)\n",
             r->time_s > 0 ? r->flops / r->time_s * 1e-9 : 0.0,
-            r->time_s > 0 ? r->bytes / r->time_s * 1e-9 : 0.0, r->bytes_per_iter * 1e-6);
+            isfinite(bandwidth_gbs(r)) ? bandwidth_gbs(r) : 0.0, r->bytes_per_iter * 1e-6);
     fprintf(f, "  in-job triad : %.3f GB/s over the same footprint, before, during and after "
                "the solve (solver at %.1f %% of it%s)\n",
             r->triad_gbs,
