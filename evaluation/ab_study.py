@@ -50,7 +50,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from clusterbench.judging import paired, verdict  # noqa: E402
+from clusterbench.judging import paired, stats, verdict  # noqa: E402
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CGROUP = '/sys/fs/cgroup/cpu/clusterbench-ab-study-{}'
@@ -205,14 +205,14 @@ def judged(runs_samples, confidence):
         # With no quota (--quota 0) B is A: any finding of the A/B run is false.
         'found_any': sum(r[-1] != paired.NO_DIFFERENCE for r in ab_rows),
         'false': sum(r[-1] != paired.NO_DIFFERENCE for r in aa_rows),
-        'realised': _median([r[5] for r in ab_rows]),
-        'resolvable': _median([r[8] for r in ab_rows]),
-        'median_time_A': _median([r[3] for r in ab_rows]),
+        'realised': _middle([r[5] for r in ab_rows]),
+        'resolvable': _middle([r[8] for r in ab_rows]),
+        'median_time_A': _middle([r[3] for r in ab_rows]),
     }
 
 
-def _median(values):
-    return sorted(values)[len(values) // 2] if values else None
+def _middle(values):
+    return stats.median(values) if values else None
 
 
 def _legs(family, quota, work, samples):

@@ -82,6 +82,11 @@ def test_the_session_is_stored_leg_by_leg_and_judged_again(class_s_against_w):
     assert again.returncode == 1
     first = done.stdout[done.stdout.index('test,variable') :]
     assert again.stdout.strip() == first.strip()
+    # The stored legs judged at 95 %: the same pairs, a narrower interval.
+    narrow = ab(tmp, '--judge', str(prefix), '--confidence', '95', '--format', 'csv')
+    wide_row, narrow_row = rows_of(first)['time'], rows_of(narrow.stdout)['time']
+    assert narrow_row['confidence'] == '0.95' and narrow_row['B/A'] == wide_row['B/A']
+    assert float(narrow_row['resolvable']) < float(wide_row['resolvable'])
 
 
 def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
