@@ -31,10 +31,21 @@ by paired.judge exactly as `clusterbench ab` judges: at its 99 %, and the
 same runs again at 95 % (the price of each level in detection and in false
 findings, on the same legs).
 
+Each leg's conditions are measured around it as every run's are
+(noisyhost.conditions: steal and other processes' share of the CPUs) and
+judged by the same thresholds: a leg that broke one is DISTURBED and left
+out, as `clusterbench ab` leaves it out, and the output says how many. A run
+that keeps fewer than two blocks is NOT PAIRED: neither found nor false.
+A block with a DISTURBED leg is measured again, and with --resolve blocks go
+on until the run resolves that change, as `clusterbench ab` runs them (the
+same results.ab.Blocks and paired.more_blocks); --wait-quiet lets a burst
+of steal pass after a disturbed block.
+
 The script needs root (cgroups, nice) and MPICH; it prints the conditions
 (load average and CPU steal before and after each family) and the figures.
 Usage: evaluation/ab_study.py [--runs 20] [--blocks 5] [--repeat 1]
         [--quota 0.9] [--work 0] [--families ...] [--budget SECONDS]
+        [--resolve FRACTION] [--max-blocks M] [--wait-quiet SECONDS]
         [--json FILE] [--samples FILE]
 With --budget the runs of each family stop when its share of the budget is
 spent; the output says how many runs were made.
@@ -43,6 +54,7 @@ spent; the output says how many runs were made.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -51,6 +63,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from clusterbench.judging import paired, stats, verdict  # noqa: E402
+from clusterbench.noisyhost import conditions as runconditions  # noqa: E402
+from clusterbench.noisyhost import quiet  # noqa: E402
+from clusterbench.results.ab import Blocks  # noqa: E402
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CGROUP = '/sys/fs/cgroup/cpu/clusterbench-ab-study-{}'
@@ -133,24 +148,56 @@ def _cpu():
 
 
 def leg(binary, ranks, args, group, repeat):
-    """One leg: *repeat* solves back to back, their solve times summed."""
-    return sum(solve(binary, ranks, args, group) for _ in range(repeat))
+    """One leg: *repeat* solves back to back, their solve times summed, and
+    what the leg broke of the thresholds every run is judged by ('' if
+    nothing): `clusterbench ab` leaves such a leg out, and so does the study."""
+    before, cpu_before = runconditions.Snapshot(), _children_cpu()
+    value = sum(solve(binary, ranks, args, group) for _ in range(repeat))
+    after, cpu = runconditions.Snapshot(), _children_cpu() - cpu_before
+    found = runconditions.measure(before, after, ranks, cpu)
+    seen = (found['steal_share'], found['other_cpu_share'])
+    return value, runconditions.disturbed(found), seen
 
 
-def one_run(binary, ranks, args, groups, blocks, repeat=1):
-    """Samples of one A/B run (A, B, B, A per block) and of its A/A run."""
-    ab, aa = [], []
-    for block in range(blocks):
+def _children_cpu():
+    """CPU seconds of every reaped descendant (hydra waits for its ranks)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(binary, ranks, args, groups, blocks, repeat=1, wait=0):
+    """Samples of one A/B run (A, B, B, A per block), of its A/A run, and
+    (steal, other processes' share) of each leg of the A/B run. Blocks
+    (results.ab.Blocks) go on as `clusterbench ab` runs them
+    (paired.more_blocks): a block with a DISTURBED leg is measured again,
+    and with a resolution asked for, blocks go on until the figure resolves
+    it. With *wait*, the block after a DISTURBED one waits (at most *wait*
+    seconds) for the machine to be quiet, as the checks' wait_quiet does: a
+    burst of steal is let pass."""
+    ab, aa, seen = [], [], []
+    block = disturbed = 0
+    last_disturbed, resolved = False, True
+    while paired.more_blocks(blocks.repeats, block, disturbed, blocks.most, resolved):
+        if wait and last_disturbed:
+            quiet.wait_quiet(wait, say=lambda text: None)
         order = paired.block_order(block)
         legs = [leg(binary, ranks, args[arm], groups[arm], repeat) for arm in order]
-        for arm, value in zip(order, legs):
-            ab.append(paired.Sample(arm, block, 'cg', 'time', 's', value))
+        for arm, (value, broke, steal_other) in zip(order, legs):
+            ab.append(paired.Sample(arm, block, 'cg', 'time', 's', value, broke))
+            seen.append(steal_other)
+        legs = [(value, broke) for value, broke, _ in legs]
+        last_disturbed = any(broke for _, broke in legs)
+        disturbed += last_disturbed
         first, second = [v for arm, v in zip(order, legs) if arm == paired.A]
         if block % 2:
             first, second = second, first
-        aa.append(paired.Sample(paired.A, block, 'cg', 'time', 's', first))
-        aa.append(paired.Sample(paired.B, block, 'cg', 'time', 's', second))
-    return ab, aa
+        aa.append(paired.Sample(paired.A, block, 'cg', 'time', 's', *first))
+        aa.append(paired.Sample(paired.B, block, 'cg', 'time', 's', *second))
+        block += 1
+        if blocks.resolve and block - disturbed >= blocks.repeats:
+            rows = paired.judge(ab, blocks.confidence)
+            resolved = not paired.unresolved(rows, blocks.resolve)
+    return ab, aa, seen
 
 
 def more_work(args, work):
@@ -162,7 +209,16 @@ def more_work(args, work):
 
 
 def family(
-    name, binary, runs, blocks, budget, quota=QUOTA, repeat=1, work=0.0, keep=None
+    name,
+    binary,
+    runs,
+    blocks,
+    budget,
+    quota=QUOTA,
+    repeat=1,
+    work=0.0,
+    keep=None,
+    wait=0,
 ):
     ranks, solver = FAMILIES[name]
     args = {paired.A: solver, paired.B: more_work(solver, work) if work else solver}
@@ -173,9 +229,9 @@ def family(
     for _ in range(runs):
         if budget and time.monotonic() - start > budget:
             break
-        runs_samples.append(one_run(binary, ranks, args, groups, blocks, repeat))
+        runs_samples.append(one_run(binary, ranks, args, groups, blocks, repeat, wait))
         if keep:
-            keep.write(json.dumps(_legs(name, quota, work, runs_samples[-1][0])) + '\n')
+            keep.write(json.dumps(_legs(name, quota, work, *runs_samples[-1])) + '\n')
             keep.flush()
     after = conditions()
     result = {
@@ -184,8 +240,11 @@ def family(
         'args': ' '.join(solver),
         'work': work,
         'runs': len(runs_samples),
-        'blocks': blocks,
+        'blocks': blocks.repeats,
+        'max_blocks': blocks.most,
+        'resolve': blocks.resolve,
         'repeat': repeat,
+        'wait_quiet': wait,
         'quota': quota,
         'seconds': round(time.monotonic() - start),
         'load_steal_before': before,
@@ -198,30 +257,47 @@ def family(
 
 def judged(runs_samples, confidence):
     """What the runs' A/B and A/A samples give at *confidence*."""
-    ab_rows = [paired.judge(ab, confidence)[0] for ab, _ in runs_samples]
-    aa_rows = [paired.judge(aa, confidence)[0] for _, aa in runs_samples]
+    ab_rows = [paired.judge(ab, confidence)[0] for ab, *_ in runs_samples]
+    aa_rows = [paired.judge(aa, confidence)[0] for _, aa, _ in runs_samples]
+    judged_only = (paired.NO_DIFFERENCE, paired.NOT_PAIRED)
+    run_blocks = [len({s.block for s in ab}) for ab, *_ in runs_samples]
     return {
         'found': sum(r[-1] == verdict.SLOWER for r in ab_rows),
         # With no quota (--quota 0) B is A: any finding of the A/B run is false.
-        'found_any': sum(r[-1] != paired.NO_DIFFERENCE for r in ab_rows),
-        'false': sum(r[-1] != paired.NO_DIFFERENCE for r in aa_rows),
+        'found_any': sum(r[-1] not in judged_only for r in ab_rows),
+        'false': sum(r[-1] not in judged_only for r in aa_rows),
         'realised': _middle([r[5] for r in ab_rows]),
         'resolvable': _middle([r[8] for r in ab_rows]),
         'median_time_A': _middle([r[3] for r in ab_rows]),
+        # Legs left out as DISTURBED (A/B samples), and runs that kept fewer
+        # than two blocks: NOT PAIRED, never found.
+        'left_out': sum(r[10] for r in ab_rows),
+        'legs': sum(len(ab) for ab, *_ in runs_samples),
+        'not_paired': sum(r[-1] == paired.NOT_PAIRED for r in ab_rows),
+        # Blocks a run took (median, most): more when disturbed or unresolved.
+        'blocks_run': [
+            _middle(run_blocks) if run_blocks else None,
+            max(run_blocks, default=None),
+        ],
     }
 
 
 def _middle(values):
+    values = [v for v in values if v is not None]
     return stats.median(values) if values else None
 
 
-def _legs(family, quota, work, samples):
-    """One run's legs as a JSON line: enough to judge it again."""
+def _legs(family, quota, work, samples, _aa, seen):
+    """One run's legs as a JSON line: enough to judge it again, with each
+    leg's steal and other processes' share of the CPUs."""
     return {
         'family': family,
         'quota': quota,
         'work': work,
-        'legs': [(s.arm, s.block, s.value) for s in samples],
+        'legs': [
+            (s.arm, s.block, s.value, s.disturbed, *shares)
+            for s, shares in zip(samples, seen)
+        ],
     }
 
 
@@ -233,7 +309,10 @@ def show(result):
     key = 'found_any' if aa else 'found'
     what = 'false findings' if aa else 'found'
     text = (
-        f'{result["family"]:<14} {n:>4} runs x {result["blocks"]} blocks  '
+        f'{result["family"]:<14} {n:>4} runs x {result["blocks"]} blocks'
+        + (f' until ±{100 * result["resolve"]:.1f} %' if result['resolve'] else '')
+        + f' (median {primary["blocks_run"][0]:.0f}, most {primary["blocks_run"][1]}'
+        f' of {result["max_blocks"]})  '
         + ('B = A (no quota)  ' if aa else '')
         + f'{what} {primary[key]}/{n} ({100 * primary[key] / max(n, 1):.0f} %) at '
         f'{LEVELS[0] * 100:.0f} %, {other[key]}/{n} at {LEVELS[1] * 100:.0f} %  '
@@ -245,6 +324,8 @@ def show(result):
         f'resolvable ±{100 * primary["resolvable"]:.1f} % '
         f'(±{100 * other["resolvable"]:.1f} %)  '
         f'A time {primary["median_time_A"] * 1e3:.1f} ms  '
+        f'DISTURBED legs left out {primary["left_out"]} of '
+        f'{primary["legs"]}, not paired {primary["not_paired"]}/{n}  '
         f'load/steal {result["load_steal_before"][0]:.1f}/'
         f'{100 * result["load_steal_before"][1]:.0f} % -> '
         f'{result["load_steal_after"][0]:.1f}/'
@@ -283,6 +364,27 @@ def main(argv=None):
         'with --quota 0: a slowdown of two coupled ranks that a quota cannot '
         'make near 10 %%',
     )
+    parser.add_argument(
+        '--wait-quiet',
+        type=float,
+        default=0,
+        metavar='SECONDS',
+        help='after a block with a DISTURBED leg, wait at most SECONDS for 3 '
+        'quiet seconds (busy <= 5 %%, steal <= 2 %%) before the next block',
+    )
+    parser.add_argument(
+        '--resolve',
+        type=float,
+        metavar='FRACTION',
+        help='after --blocks blocks, more until the run resolves ±FRACTION '
+        '(`clusterbench ab --resolve`)',
+    )
+    parser.add_argument(
+        '--max-blocks',
+        type=int,
+        metavar='M',
+        help="at most M blocks a run (default: `clusterbench ab`'s)",
+    )
     parser.add_argument('--json', metavar='FILE')
     parser.add_argument(
         '--samples',
@@ -318,12 +420,13 @@ def main(argv=None):
                         name,
                         binary,
                         args.runs,
-                        args.blocks,
+                        Blocks(args.blocks, args.max_blocks, args.resolve),
                         share,
                         args.quota,
                         args.repeat,
                         args.work,
                         keep,
+                        args.wait_quiet,
                     )
                 )
                 show(results[-1])

@@ -12,9 +12,12 @@ import csv
 import io
 import json
 import os
+import re
 
 import pytest
 from rfm import clusterbench
+
+from clusterbench.judging import paired
 
 CG = [
     '-n', 'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1$',
@@ -90,9 +93,13 @@ def test_the_session_is_stored_leg_by_leg_and_judged_again(class_s_against_w):
 
 
 def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
+    # --resolve asks every figure for ±0.1 %: the iteration count has it
+    # after two blocks (no change at all), the time never, so the session
+    # runs to --max-blocks and says why.
     done = ab(
         tmp_path,
-        '--environs', 'gnu-openmpi', 'gnu-openmpi', '--repeats', '2', '--',
+        '--environs', 'gnu-openmpi', 'gnu-openmpi', '--repeats', '2',
+        '--resolve', '0.001', '--max-blocks', '3', '--',
         '-S', 'problem_class=S', *CG,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr
@@ -101,9 +108,68 @@ def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
     assert 'B/A [99 % CI]' in text
     line = next(x for x in text.splitlines() if x.startswith('CGSolverCheck  iter'))
     assert 'no difference resolved (±0.0 %)' in line
+    # Every figure but the iteration count (time, rates, residual, ...).
+    assert re.search(
+        r'\[after block 2: \d figures not within ±0.1 % yet \(the widest', text
+    )
+    assert (
+        '3 blocks (ABBA, BAAB in turn), until every figure resolved ±0.1 % '
+        '(at most 3 blocks); 12 legs run'
+    ) in text
     for variable in ('time', 'gflops', 'bandwidth'):
         row = next(x for x in text.splitlines() if f'  {variable}  ' in x)
-        assert ' 2 ' in row  # two pairs, none left out
+        assert ' 3 ' in row  # three pairs, none left out
+    with open(session(tmp_path) / 'ab.json') as f:
+        assert json.load(f)['resolve'] == 0.001
+
+
+def test_a_block_with_a_disturbed_leg_is_measured_again(tmp_path):
+    # B's legs are all DISTURBED (the check's own variable, as its conditions
+    # would set it): every block is measured again, up to --max-blocks.
+    done = ab(
+        tmp_path,
+        '--settings', 'wait_quiet=0', 'disturbed=steal 50 %',
+        '--repeats', '2', '--max-blocks', '3', '--strict', '--',
+        '-S', 'problem_class=S', '-p', 'gnu-openmpi', *CG,
+    )  # fmt: skip
+    text = done.stdout
+    assert done.returncode == 3, text[-3000:] + done.stderr  # nothing paired
+    assert '[block 1: a DISTURBED leg (steal 50 %); 2 undisturbed blocks to go' in text
+    assert '3 blocks (ABBA, BAAB in turn), 3 with a DISTURBED leg' in text
+    assert '12 legs run' in text
+    with open(session(tmp_path) / 'ab.json') as f:
+        plan = json.load(f)
+    assert plan['max_blocks'] == 3 and len(plan['legs']) == 12
+    row = next(x for x in text.splitlines() if '  time  ' in x)
+    assert 'not paired' in row and '0, 6 disturbed left out' in row
+
+
+def test_more_blocks_until_enough_undisturbed_or_the_limit():
+    assert paired.more_blocks(8, 7, 0)
+    assert not paired.more_blocks(8, 8, 0)  # eight undisturbed blocks
+    assert paired.more_blocks(8, 8, 1)  # one was disturbed: one more
+    assert not paired.more_blocks(8, 16, 9)  # twice the blocks asked for
+    assert not paired.more_blocks(8, 10, 3, limit=10)
+    # A figure not resolved yet: more blocks, up to four times those asked for.
+    assert paired.more_blocks(8, 8, 0, paired.block_limit(8, 0.05), resolved=False)
+    assert not paired.more_blocks(8, 32, 0, paired.block_limit(8, 0.05), False)
+
+
+def test_a_figure_is_unresolved_while_its_interval_is_wider_than_asked():
+    def samples(ratios, variable='time'):
+        return [
+            paired.Sample(arm, block, 'T', variable, 's', 1.0 if arm == 'A' else r)
+            for block, r in enumerate(ratios)
+            for arm in 'AB'
+        ]
+
+    steady = samples([1.10, 1.101, 1.099, 1.10])
+    noisy = samples([1.0, 1.3, 0.8, 1.1], 'bandwidth')
+    single = [paired.Sample('A', 0, 'T', 'count', '', 3.0)]  # never pairs
+    rows = paired.judge(steady + noisy + single)
+    wide = paired.unresolved(rows, 0.05)
+    assert [row[1] for row in wide] == ['bandwidth']
+    assert paired.unresolved(rows, 10.0) == []
 
 
 @pytest.mark.parametrize(
@@ -111,7 +177,15 @@ def test_a_against_a_resolves_no_change_in_the_work(tmp_path):
     [
         (['--repeats', '2'], 'ab: give exactly one of --environs'),
         (['--environs', 'a', 'b', '--repeats', '1'], '--repeats 1: at least 2'),
+        (
+            ['--environs', 'a', 'b', '--resolve', '5'],
+            '--resolve 5: a fraction between 0 and 1',
+        ),
         (['--judge', '/nonexistent'], '/nonexistent/ab.json: no such file'),
+        (
+            ['--environs', 'a', 'b', '--repeats', '4', '--max-blocks', '3'],
+            '--max-blocks 3: at least --repeats (4)',
+        ),
         (['--environs', 'a;b', 'b'], "--environs: 'a;b': not a ReFrame name"),
     ],
 )

@@ -49,6 +49,15 @@ def run(args):
                 f'--repeats {args.repeats}: at least 2 blocks '
                 '(one block gives no interval)'
             )
+        if args.max_blocks is not None and args.max_blocks < args.repeats:
+            raise ClusterbenchError(
+                f'--max-blocks {args.max_blocks}: at least --repeats ({args.repeats})'
+            )
+        if args.resolve is not None and not 0 < args.resolve < 1:
+            raise ClusterbenchError(
+                f'--resolve {args.resolve:g}: a fraction between 0 and 1 '
+                '(0.06 asks for ±6 %)'
+            )
         extra = list(args.reframe_args)
         prefix = ab.run(
             args.config or paths.system_config(args.system),
@@ -56,7 +65,9 @@ def run(args):
             arms(args),
             args.results,
             refdir.resolve(args.references),
-            args.repeats,
+            ab.Blocks(
+                args.repeats, args.max_blocks, args.resolve, args.confidence / 100
+            ),
             extra=extra,
             # CSV and JSON on stdout are the table alone: ReFrame goes aside.
             out=sys.stdout if args.format == 'table' else sys.stderr,
@@ -70,12 +81,27 @@ def run(args):
         for name in (paired.A, paired.B):
             arm = plan['arms'][name]
             print(f'  {name}: --system {arm["system"]} {" ".join(arm["args"])}')
-        blocks = plan['repeats']
-        print(f'  {blocks} blocks (ABBA, BAAB in turn); {len(plan["legs"])} legs run\n')
+        print(f'  {_blocks(plan, samples)}; {len(plan["legs"])} legs run\n')
     for path in missing:
         print(f'no report: {path} (left out)')
     print(paired.render(rows, args.format))
     return code
+
+
+def _blocks(plan, samples):
+    """'10 blocks (ABBA, BAAB in turn), 2 with a DISTURBED leg (measured
+    again), until every figure resolved ±6.0 % (at most 32 blocks)'."""
+    run = {leg['block'] for leg in plan['legs']}
+    disturbed = {s.block for s in samples if s.disturbed}
+    most = plan.get('max_blocks', len(run))
+    text = f'{len(run)} blocks (ABBA, BAAB in turn)'
+    if disturbed:
+        text += f', {len(disturbed)} with a DISTURBED leg (measured again)'
+    if plan.get('resolve'):
+        text += f', until every figure resolved ±{100 * plan["resolve"]:.1f} %'
+    if disturbed or plan.get('resolve'):
+        text += f' (at most {most} blocks)'
+    return text
 
 
 def _count(text):
@@ -108,6 +134,20 @@ def add_parser(sub):
         default=8,
         metavar='N',
         help='blocks, ABBA and BAAB in turn (default 8; each runs A twice and B twice)',
+    )
+    p.add_argument(
+        '--max-blocks',
+        type=_count,
+        metavar='M',
+        help='a block with a DISTURBED leg is measured again, at the end, up to M '
+        'blocks in all (default: twice --repeats, four times with --resolve)',
+    )
+    p.add_argument(
+        '--resolve',
+        type=float,
+        metavar='FRACTION',
+        help='after --repeats blocks, run more until every figure resolves a '
+        'change of FRACTION (0.06: ±6 %%), or --max-blocks ran',
     )
     p.add_argument(
         '--confidence',

@@ -33,6 +33,46 @@ def block_order(block):
     return MIRROR_ORDER if block % 2 else BLOCK_ORDER
 
 
+#: A block with a DISTURBED leg is measured again, at the end: up to this
+#: many blocks in all for each block asked for. Steal comes in bursts on a
+#: shared host (evaluation/README.md, "DISTURBED legs measured again"); a
+#: burst longer than the session leaves its blocks out, and the verdict says
+#: what the blocks kept could resolve.
+MAX_BLOCKS_FACTOR = 2
+#: With a resolution asked for (``ab --resolve``), blocks go on until every
+#: figure resolves it, up to this many blocks in all for each block asked for:
+#: two ranks on a noisy day needed three times the blocks of a quiet one
+#: (evaluation/README.md, "Blocks until resolved").
+RESOLVE_BLOCKS_FACTOR = 4
+
+
+def block_limit(asked, resolve=None):
+    """The most blocks a session runs by default: *asked* times
+    MAX_BLOCKS_FACTOR, or RESOLVE_BLOCKS_FACTOR with a resolution asked for."""
+    return (RESOLVE_BLOCKS_FACTOR if resolve else MAX_BLOCKS_FACTOR) * asked
+
+
+def more_blocks(asked, run, disturbed, limit=None, resolved=True):
+    """Whether another block is due: fewer than *limit* (by default
+    block_limit(*asked*)) of them ran, and either fewer than *asked* of the
+    *run* blocks had no DISTURBED leg (*disturbed* had one) or a figure has
+    not *resolved* the change asked for yet (unresolved())."""
+    limit = limit or block_limit(asked)
+    return (run - disturbed < asked or not resolved) and run < limit
+
+
+def unresolved(rows, resolve):
+    """The rows (judge()) whose interval is wider than ±*resolve* (a
+    fraction). A figure with no interval yet (fewer than two pairs) counts
+    once it has a pair: a figure of one arm only never pairs, and more
+    blocks would not help it."""
+    return [
+        row
+        for row in rows
+        if row[PAIRS] and (row[RESOLVABLE] is None or row[RESOLVABLE] > resolve)
+    ]
+
+
 #: The interval's confidence. One A/B run judges dozens of figures: at 95 %,
 #: a run of 40 unchanged figures would report two changes on average, and
 #: A/A runs on a noisy VM found 7.5 % at 95 % (evaluation/README.md, "Paired
@@ -58,6 +98,7 @@ COLUMNS = (
     'confidence',
     'verdict',
 )
+RESOLVABLE, PAIRS = COLUMNS.index('resolvable'), COLUMNS.index('pairs')
 
 
 @dataclass

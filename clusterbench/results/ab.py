@@ -6,10 +6,13 @@ under the A/B session: ``<results>/<system>/<stamp>/01-A/report.json``,
 ``02-B/``, ``03-B/``, ``04-A/``, ... ``ab.json`` beside them records the two
 configurations and every leg as it ends, so that an interrupted session
 keeps what it measured and any session can be judged again from its stored
-reports (``clusterbench ab --judge DIR``).
+reports (``clusterbench ab --judge DIR``). A block with a DISTURBED leg is
+measured again at the end, and with a resolution asked for, blocks go on
+until every figure resolves it (judging.paired.more_blocks).
 """
 
 import json
+import math
 import os
 import shlex
 import sys
@@ -31,25 +34,29 @@ class Arm:
     args: list
 
 
-def legs(repeats):
-    """``[(block, arm), ...]``: *repeats* blocks, ABBA and BAAB in turn."""
-    return [
-        (block, arm) for block in range(repeats) for arm in paired.block_order(block)
-    ]
+@dataclass
+class Blocks:
+    """How many blocks a session runs: *repeats* without a DISTURBED leg, and
+    with *resolve* (a fraction) until every figure's interval at
+    *confidence* is at most that wide; never more than *most*
+    (paired.block_limit by default)."""
+
+    repeats: int
+    most: int = None
+    resolve: float = None
+    confidence: float = paired.CONFIDENCE
+
+    def __post_init__(self):
+        self.most = self.most or paired.block_limit(self.repeats, self.resolve)
 
 
 def run(
-    config,
-    checks,
-    arms,
-    results,
-    references,
-    repeats,
-    extra=(),
-    out=sys.stdout,
-    wait=True,
+    config, checks, arms, results, references, blocks, *, extra=(), out=None, wait=True
 ):
-    """Run *arms* (A, B) in *repeats* blocks; return the session directory."""
+    """Run *arms* (A, B) in *blocks* (Blocks), ReFrame's output to *out*
+    (stdout), waiting for another session's lock unless not *wait*; return
+    the session directory."""
+    out = out or sys.stdout
     systems = [arm.system for arm in arms.values()]
     runner.check_inputs(config, checks, systems, references)
     launch = runner.start(config, arms[paired.A].system, results, references, out, wait)
@@ -57,48 +64,102 @@ def run(
     plan = {
         'config': config,
         'checks': checks,
-        'repeats': repeats,
+        'repeats': blocks.repeats,
+        'max_blocks': blocks.most,
+        'resolve': blocks.resolve,
         'extra': list(extra),
         'arms': {name: asdict(arm) for name, arm in arms.items()},
         'legs': [],
     }
     try:
         _save(prefix, plan)
-        for i, (block, name) in enumerate(legs(repeats)):
-            arm = arms[name]
-            sub = os.path.join(prefix, f'{i + 1:02d}-{name}')
-            report = os.path.join(sub, 'report.json')
-            args = [
-                *runner.policy_options(config, arm.system, extra),
-                *extra,
-                *arm.args,
+        block = disturbed = 0
+        resolved = True
+        while paired.more_blocks(
+            blocks.repeats, block, disturbed, blocks.most, resolved
+        ):
+            broke = [
+                _leg(config, checks, arms, extra, launch, plan, block, name, out)
+                for name in paired.block_order(block)
             ]
-            cmd = runner.reframe_command(config, checks, arm.system, sub, report, args)
-            print(
-                f'\n[{name}, block {block + 1}/{repeats}] $ {shlex.join(cmd)}',
-                file=out,
-                flush=True,
-            )
-            if lock:
-                lock.record(f'pid {os.getpid()}, A/B session {prefix}')
-            ran = launch.reframe(cmd, out)
-            leg = {
-                'arm': name,
-                'block': block,
-                'report': os.path.relpath(report, prefix),
-                'status': ran.status,
-            }
-            plan['legs'].append(leg)
-            _save(prefix, plan)
-            if not os.path.exists(report) and i == 0:
-                raise ClusterbenchError(
-                    f'{report}: ReFrame wrote no report for A '
-                    f'({shlex.join(arm.args)}); see its output above'
-                )
+            broke = [text for text in broke if text]
+            disturbed += bool(broke)
+            block += 1
+            kept = block - disturbed
+            if broke:
+                _say(out, f'block {block}: a DISTURBED leg ({broke[0]}); '
+                     f'{max(blocks.repeats - kept, 0)} undisturbed blocks to go, '
+                     f'at most {blocks.most} blocks in all')  # fmt: skip
+            if blocks.resolve and kept >= blocks.repeats:
+                wide = _unresolved(prefix, blocks)
+                resolved = not wide
+                if wide and block < blocks.most:
+                    _say(out, f'after block {block}: {wide}; at most '
+                         f'{blocks.most} blocks in all')  # fmt: skip
     finally:
         if lock:
             lock.release()
     return prefix
+
+
+def _say(out, text):
+    print(f'\n[{text}]', file=out, flush=True)
+
+
+def _unresolved(prefix, blocks):
+    """'2 figures not within ±5.0 % yet (the widest ±9.1 %)', or '' when
+    every paired figure resolves ±*blocks.resolve*."""
+    _, samples, _, _ = load(prefix)
+    rows = paired.judge(samples, blocks.confidence)
+    wide = paired.unresolved(rows, blocks.resolve)
+    if not wide:
+        return ''
+    widths = [row[paired.RESOLVABLE] for row in wide]
+    widest = max(w if w is not None else math.inf for w in widths)
+    return (
+        f'{len(wide)} figure{"s" if len(wide) > 1 else ""} not within '
+        f'±{100 * blocks.resolve:.1f} % yet (the widest ±{100 * widest:.1f} %)'
+    )
+
+
+def _leg(config, checks, arms, extra, launch, plan, block, name, out):
+    """Run one leg and record it in the plan; what it broke ('' if nothing)."""
+    prefix, lock, arm = launch.prefix, launch.lock, arms[name]
+    number = len(plan['legs']) + 1
+    sub = os.path.join(prefix, f'{number:02d}-{name}')
+    report = os.path.join(sub, 'report.json')
+    args = [*runner.policy_options(config, arm.system, extra), *extra, *arm.args]
+    cmd = runner.reframe_command(config, checks, arm.system, sub, report, args)
+    print(f'\n[{name}, block {block + 1}] $ {shlex.join(cmd)}', file=out, flush=True)
+    if lock:
+        lock.record(f'pid {os.getpid()}, A/B session {prefix}')
+    ran = launch.reframe(cmd, out)
+    plan['legs'].append(
+        {
+            'arm': name,
+            'block': block,
+            'report': os.path.relpath(report, prefix),
+            'status': ran.status,
+        }
+    )
+    _save(prefix, plan)
+    if not os.path.exists(report):
+        if number == 1:
+            raise ClusterbenchError(
+                f'{report}: ReFrame wrote no report for A '
+                f'({shlex.join(arm.args)}); see its output above'
+            )
+        return ''
+    return _disturbance(report)
+
+
+def _disturbance(report):
+    """What the first DISTURBED figure of a leg's report broke ('' if none)."""
+    try:
+        figures, _ = runreport.extract(runreport.load(report), report)
+    except ClusterbenchError:
+        return ''  # judged (and reported) by load() with the session
+    return next((f.disturbed for f in figures if f.disturbed), '')
 
 
 def _save(prefix, plan):
