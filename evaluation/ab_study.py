@@ -175,28 +175,24 @@ def one_run(binary, ranks, args, groups, blocks, repeat=1, wait=0):
     seconds) for the machine to be quiet, as the checks' wait_quiet does: a
     burst of steal is let pass."""
     ab, aa, seen = [], [], []
-    block = disturbed = 0
-    last_disturbed, resolved = False, True
-    while paired.more_blocks(blocks.repeats, block, disturbed, blocks.most, resolved):
+    blocks, last_disturbed = blocks.fresh(), False
+    while blocks.due():
         if wait and last_disturbed:
             quiet.wait_quiet(wait, say=lambda text: None)
+        block = blocks.run
         order = paired.block_order(block)
         legs = [leg(binary, ranks, args[arm], groups[arm], repeat) for arm in order]
         for arm, (value, broke, steal_other) in zip(order, legs):
             ab.append(paired.Sample(arm, block, 'cg', 'time', 's', value, broke))
             seen.append(steal_other)
         legs = [(value, broke) for value, broke, _ in legs]
-        last_disturbed = any(broke for _, broke in legs)
-        disturbed += last_disturbed
         first, second = [v for arm, v in zip(order, legs) if arm == paired.A]
         if block % 2:
             first, second = second, first
         aa.append(paired.Sample(paired.A, block, 'cg', 'time', 's', *first))
         aa.append(paired.Sample(paired.B, block, 'cg', 'time', 's', *second))
-        block += 1
-        if blocks.resolve and block - disturbed >= blocks.repeats:
-            rows = paired.judge(ab, blocks.confidence)
-            resolved = not paired.unresolved(rows, blocks.resolve)
+        last_disturbed = any(broke for _, broke in legs)
+        blocks.ended(last_disturbed, lambda: ab)
     return ab, aa, seen
 
 
@@ -276,7 +272,7 @@ def judged(runs_samples, confidence):
         'not_paired': sum(r[-1] == paired.NOT_PAIRED for r in ab_rows),
         # Blocks a run took (median, most): more when disturbed or unresolved.
         'blocks_run': [
-            _middle(run_blocks) if run_blocks else None,
+            _middle(run_blocks),
             max(run_blocks, default=None),
         ],
     }

@@ -195,3 +195,29 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / 'results').exists()
+
+
+def test_blocks_run_until_enough_undisturbed_then_until_resolved():
+    from clusterbench.results.ab import Blocks
+
+    blocks = Blocks(2, resolve=0.05)
+    assert blocks.most == 8  # four times the blocks asked for
+    ratios = iter([1.0, 1.3, 0.8, 1.1, 1.1, 1.1, 1.1, 1.1])
+    samples = []
+
+    def so_far():
+        return samples
+
+    while blocks.due():
+        r = next(ratios)
+        samples += [
+            paired.Sample('A', blocks.run, 'T', 'time', 's', 1.0),
+            paired.Sample('B', blocks.run, 'T', 'time', 's', r),
+        ]
+        blocks.ended(blocks.run == 0, so_far)  # the first one disturbed
+    # Three blocks make two undisturbed ones; the spread of 1.3 and 0.8 keeps
+    # the time unresolved until the limit.
+    assert blocks.run == 8 and blocks.disturbed == 1
+    assert [row[1] for row in blocks.wide] == ['time']
+    again = blocks.fresh()
+    assert (again.run, again.disturbed, again.wide) == (0, 0, [])

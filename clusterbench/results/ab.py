@@ -16,7 +16,7 @@ import math
 import os
 import shlex
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import paired
@@ -39,15 +39,40 @@ class Blocks:
     """How many blocks a session runs: *repeats* without a DISTURBED leg, and
     with *resolve* (a fraction) until every figure's interval at
     *confidence* is at most that wide; never more than *most*
-    (paired.block_limit by default)."""
+    (paired.block_limit by default). The one loop of `clusterbench ab` and
+    of evaluation/ab_study.py: ``while blocks.due(): ...; blocks.ended(...)``.
+    """
 
     repeats: int
     most: int = None
     resolve: float = None
     confidence: float = paired.CONFIDENCE
+    run: int = 0
+    disturbed: int = 0
+    #: The rows (paired.judge) not resolved after the last block.
+    wide: list = field(default_factory=list)
 
     def __post_init__(self):
         self.most = self.most or paired.block_limit(self.repeats, self.resolve)
+
+    def fresh(self):
+        """The same policy with no block run yet (one per session)."""
+        return Blocks(self.repeats, self.most, self.resolve, self.confidence)
+
+    def due(self):
+        resolved = not self.wide
+        return paired.more_blocks(
+            self.repeats, self.run, self.disturbed, self.most, resolved
+        )
+
+    def ended(self, disturbed, samples):
+        """Count a block (*disturbed* if a leg of it was); *samples* gives
+        every sample so far, read only when a resolution is asked for."""
+        self.run += 1
+        self.disturbed += bool(disturbed)
+        if self.resolve and self.run - self.disturbed >= self.repeats:
+            rows = paired.judge(samples(), self.confidence)
+            self.wide = paired.unresolved(rows, self.resolve)
 
 
 def run(
@@ -73,29 +98,22 @@ def run(
     }
     try:
         _save(prefix, plan)
-        block = disturbed = 0
-        resolved = True
-        while paired.more_blocks(
-            blocks.repeats, block, disturbed, blocks.most, resolved
-        ):
+        while blocks.due():
+            block = blocks.run
             broke = [
                 _leg(config, checks, arms, extra, launch, plan, block, name, out)
                 for name in paired.block_order(block)
             ]
             broke = [text for text in broke if text]
-            disturbed += bool(broke)
-            block += 1
-            kept = block - disturbed
+            blocks.ended(broke, lambda: load(prefix)[1])
             if broke:
-                _say(out, f'block {block}: a DISTURBED leg ({broke[0]}); '
-                     f'{max(blocks.repeats - kept, 0)} undisturbed blocks to go, '
-                     f'at most {blocks.most} blocks in all')  # fmt: skip
-            if blocks.resolve and kept >= blocks.repeats:
-                wide = _unresolved(prefix, blocks)
-                resolved = not wide
-                if wide and block < blocks.most:
-                    _say(out, f'after block {block}: {wide}; at most '
-                         f'{blocks.most} blocks in all')  # fmt: skip
+                to_go = max(blocks.repeats - (blocks.run - blocks.disturbed), 0)
+                _say(out, f'block {blocks.run}: a DISTURBED leg ({broke[0]}); '
+                     f'{to_go} undisturbed blocks to go, at most {blocks.most} '
+                     'blocks in all')  # fmt: skip
+            if blocks.wide and blocks.run < blocks.most:
+                _say(out, f'after block {blocks.run}: {_unresolved(blocks)}; at most '
+                     f'{blocks.most} blocks in all')  # fmt: skip
     finally:
         if lock:
             lock.release()
@@ -106,18 +124,12 @@ def _say(out, text):
     print(f'\n[{text}]', file=out, flush=True)
 
 
-def _unresolved(prefix, blocks):
-    """'2 figures not within ±5.0 % yet (the widest ±9.1 %)', or '' when
-    every paired figure resolves ±*blocks.resolve*."""
-    _, samples, _, _ = load(prefix)
-    rows = paired.judge(samples, blocks.confidence)
-    wide = paired.unresolved(rows, blocks.resolve)
-    if not wide:
-        return ''
-    widths = [row[paired.RESOLVABLE] for row in wide]
+def _unresolved(blocks):
+    """'2 figures not within ±5.0 % yet (the widest ±9.1 %)'."""
+    widths = [row[paired.RESOLVABLE] for row in blocks.wide]
     widest = max(w if w is not None else math.inf for w in widths)
     return (
-        f'{len(wide)} figure{"s" if len(wide) > 1 else ""} not within '
+        f'{len(widths)} figure{"s" if len(widths) > 1 else ""} not within '
         f'±{100 * blocks.resolve:.1f} % yet (the widest ±{100 * widest:.1f} %)'
     )
 
