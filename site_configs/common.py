@@ -292,7 +292,12 @@ def logging(perflog_handlers=()):
     under PERFLOG_DIR/<system>/<partition>/<test>.log. *perflog_handlers* adds
     handlers, e.g. ReFrame's ``httpjson`` for an Elastic or VictoriaMetrics
     site (see docs/reports.md, "Trends", and docs/machine-outputs.md,
-    "ReFrame's perflog")."""
+    "ReFrame's perflog"). An ``httpjson`` handler gets a ``timeout`` (10 s
+    unless given) and a finite ``retry_timeout``: a store that never answers
+    must not hang the session (clusterbench.site.httpperflog)."""
+    from clusterbench.site import httpperflog
+
+    perflog_handlers = [httpperflog.bounded(h) for h in perflog_handlers]
     return [
         {
             # ReFrame's own defaults for its output and its debug log file.

@@ -177,10 +177,6 @@ def test_a_figure_is_unresolved_while_its_interval_is_wider_than_asked():
     [
         (['--repeats', '2'], 'ab: give exactly one of --environs'),
         (['--environs', 'a', 'b', '--repeats', '1'], '--repeats 1: at least 2'),
-        (
-            ['--environs', 'a', 'b', '--resolve', '5'],
-            '--resolve 5: a fraction between 0 and 1',
-        ),
         (['--judge', '/nonexistent'], '/nonexistent/ab.json: no such file'),
         (
             ['--environs', 'a', 'b', '--repeats', '4', '--max-blocks', '3'],

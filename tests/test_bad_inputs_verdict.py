@@ -136,8 +136,11 @@ def slower(store, copies=1):
     path = session(store, factor=0.5)
     data = json.loads(path.read_text())
     (case,) = data['runs'][0]['testcases']
+    # Each copy its own test case (a ReFrame session runs one once).
+    names = ('name', 'display_name', 'unique_name')
     data['runs'][0]['testcases'] = [
-        {**case, 'name': f'{case["name"]} %copy={n}'} for n in range(copies)
+        {**case, **{key: f'{case[key]} %copy={n}' for key in names}}
+        for n in range(copies)
     ]
     path.write_text(json.dumps(data))
     store.before = hashes(store.refs, store.results)

@@ -255,12 +255,10 @@ def test_a_kind_without_references_is_guided_to_make_them():
     assert context[0].startswith(
         'context, not a verdict: this run against the references of AMD-25-17'
     )
-    assert {ln.split()[0] for ln in context[1:4]} == {
-        'HPCCCheck',
-        'CGSolverCheck',
-        'NetPIPECheck',
-    }
-    assert context[4] == ''  # and no more
+    # NetPIPE's bands of AMD-25-17 are shipped as context only (wider than
+    # ±100 %: tests/test_rule_of_three.py): no reference to compare with.
+    assert {ln.split()[0] for ln in context[1:3]} == {'HPCCCheck', 'CGSolverCheck'}
+    assert context[3] == ''  # and no more
 
 
 def test_guidance_only_where_no_figure_found_a_reference():

@@ -76,7 +76,7 @@ def test_report_paths_are_stored_relative_to_the_results_root(tmp_path):
         'result': 'pass',
         'reference_file': 'x.yaml',
         'reference_index': ['$partition', '$environ'],
-        'perfvalues': {'local:default:bw': [1.0, 0, None, None, 'GB/s', 'pass']},
+        'perfvalues': {'local:default:bandwidth': [1.0, 0, None, None, 'GB/s', 'pass']},
     }
     report = session / 'report.json'
     report.write_text(

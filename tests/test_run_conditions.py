@@ -47,6 +47,20 @@ def test_shares_from_proc_stat_deltas_and_the_ranks_cpu_time():
     )
 
 
+@pytest.mark.parametrize(
+    'key, value, said',
+    [
+        ('ranks_cpu_share', 0.898, "ranks' CPU share 89.8 %"),
+        ('ranks_cpu_share', 0.89999, "ranks' CPU share 89.999 %"),
+        ('steal_share', 0.0201, 'steal 2.01 %'),
+        ('other_cpu_share', 0.1004, 'other processes 10.04 % of the CPUs'),
+    ],
+)
+def test_a_label_never_rounds_onto_the_threshold_it_broke(key, value, said):
+    """Issue 40: a share of 0.898 under the 90 % floor was said as "90 %"."""
+    assert conditions.disturbed({key: value, 'wall_s': 60.0}) == said
+
+
 def test_without_the_ranks_cpu_time_the_share_is_absent_with_the_reason():
     found = conditions.measure(Snap(0, 0, 0, 0), Snap(10, 0, 1, 19), ranks=2)
     assert found['ranks_cpu_share'] == hwinfo.ABSENT

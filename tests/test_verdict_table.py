@@ -22,14 +22,15 @@ def _cg(variant, ranks, value, ref=1.0, lower=-0.3, upper=0.3, partition='defaul
 def test_the_parameters_that_tell_rows_apart_are_never_cut():
     # Three test cases that differ only in their last parameters, each with
     # a long INCONCLUSIVE detail: at 160 (and 100) columns the verdict is
-    # shortened, never the names.
+    # shortened, never the names. (Listed with -v: without, the INCONCLUSIVE
+    # figures of a check are one line, tests/test_inconclusive_once.py.)
     table = _table(
         _cg('pipelined', 'all', 0.8),
         _cg('pipelined', '1', 0.8),
         _cg('classic', 'all', 0.8),
     )
     for width in (160, 100):
-        lines = verdictview.format_table(table, width=width).splitlines()
+        lines = verdictview.format_table(table, True, width=width).splitlines()
         rows = [line for line in lines if line.startswith('CGSolverCheck ')]
         names = [row.split('  ')[0] for row in rows]
         assert names == [

@@ -13,6 +13,7 @@ Shown by ``clusterbench profile FILE``; from a shell without the entry point:
 
 import json
 
+from clusterbench.core import inputfile
 from clusterbench.core.errors import ClusterbenchError
 
 FORMAT = 'clusterbench-mpiprof/1'
@@ -26,8 +27,8 @@ class ProfileError(ClusterbenchError):
 def load(path):
     """The profile at *path*, validated; one-line errors name the file."""
     try:
-        with open(path) as f:
-            data = json.load(f)
+        # Regular files only: a FIFO would hang the command.
+        data = json.loads(inputfile.read_text(path))
     except OSError as err:
         raise ProfileError(f'{path}: cannot read profile: {err.strerror}') from None
     except json.JSONDecodeError as err:

@@ -1,9 +1,12 @@
 """Our sparse conjugate-gradient solver (src/cgsolver), built per environment."""
 
+import os
+
 import reframe as rfm
 from reframe.core.builtins import (
     parameter,
     run_after,
+    run_before,
     variable,
 )
 
@@ -25,6 +28,17 @@ class CGSolverBuild(OwnProgramBuild):
     @property
     def executable_path(self):
         return self.program_path('cgsolver')
+
+    def build_flags(self):
+        """The compiler and flags the solver was built with, as its Makefile
+        recorded them (``obj/.build-flags``), or '' when it did not."""
+        build = os.path.dirname(self.executable_path)
+        path = os.path.join(build, 'obj', '.build-flags')
+        try:
+            with open(path) as f:
+                return ' '.join(f.read().split())
+        except OSError:
+            return ''
 
 
 class CGSolverBase(
@@ -59,6 +73,9 @@ class CGSolverBase(
     scaling = variable(str, value='strong')
     precond = variable(str, value='none')
     tolerance = variable(float, value=1e-8)
+    #: The compiler and flags of the solver's build, kept in the run report:
+    #: a portable figure that fails names an unoptimised build from them.
+    build_flags = variable(str, value='')
     time_limit = '30m'
     output_program = 'cgsolver'
     output_parser = cgsolver
@@ -89,6 +106,10 @@ class CGSolverBase(
                 str(self.tolerance),
             ]
         )
+
+    @run_before('run')
+    def _record_build_flags(self):
+        self.build_flags = self.cgsolver_build.build_flags()
 
     def output_expected(self):
         return {

@@ -14,7 +14,7 @@ import importlib
 import sys
 
 from clusterbench import __version__
-from clusterbench.core.errors import run_command
+from clusterbench.core.errors import run_command, stdout_may_close
 
 #: The modules of the subcommands parsed here, in the order of ``clusterbench -h``.
 #: Imported when the parser is made, not with this package, so that
@@ -68,11 +68,14 @@ def parser():
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in DELEGATED:
-        module = importlib.import_module(DELEGATED[argv[0]][0])
-        return module.main(argv[1:], prog=f'clusterbench {argv[0]}')
-    args = parser().parse_args(argv)
-    if getattr(args, 'reframe_args', None) and args.reframe_args[0] == '--':
-        args.reframe_args = args.reframe_args[1:]
-    return run_command('clusterbench', args.func, args)
+    # Before the subcommands are imported: a stream a module keeps as a
+    # default (`out=sys.stdout`) is then one that its reader may close.
+    with stdout_may_close():
+        argv = sys.argv[1:] if argv is None else list(argv)
+        if argv and argv[0] in DELEGATED:
+            module = importlib.import_module(DELEGATED[argv[0]][0])
+            return module.main(argv[1:], prog=f'clusterbench {argv[0]}')
+        args = parser().parse_args(argv)
+        if getattr(args, 'reframe_args', None) and args.reframe_args[0] == '--':
+            args.reframe_args = args.reframe_args[1:]
+        return run_command('clusterbench', args.func, args)

@@ -4,7 +4,7 @@ one session, and print each figure's ratio B/A with its 99 % interval."""
 import argparse
 import sys
 
-from clusterbench.cli import common
+from clusterbench.cli import common, numbers
 from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import paired, stats, verdict
@@ -20,6 +20,12 @@ CHANGES = {
 }
 #: What kind of name each value is (core.scriptnames): it reaches a job script.
 KINDS = {'environs': 'name', 'partitions': 'name', 'nodelists': 'directive'}
+#: Blocks of four ReFrame sessions each: a thousand is days of measuring.
+_BLOCKS = numbers.count_of('blocks', 1000)
+#: A resolution: ±100 % resolves nothing, 0 never ends.
+_RESOLVE = numbers.Number(
+    'a resolution (0.06 asks for ±6 %)', 0, 1, above=True, below=True
+)
 
 
 def arms(args):
@@ -53,11 +59,6 @@ def run(args):
             raise ClusterbenchError(
                 f'--max-blocks {args.max_blocks}: at least --repeats ({args.repeats})'
             )
-        if args.resolve is not None and not 0 < args.resolve < 1:
-            raise ClusterbenchError(
-                f'--resolve {args.resolve:g}: a fraction between 0 and 1 '
-                '(0.06 asks for ±6 %)'
-            )
         extra = list(args.reframe_args)
         prefix = ab.run(
             args.config or paths.system_config(args.system),
@@ -76,15 +77,26 @@ def run(args):
     plan, samples, missing, failed = ab.load(prefix)
     rows = paired.judge(samples, args.confidence / 100) + paired.failure_rows(failed)
     code = paired.exit_code(rows, args.strict, args.threshold)
+    stopped = ab.interrupted(plan, samples)
+    if stopped and args.strict and code == verdict.EXIT_OK:
+        code = verdict.EXIT_STRICT  # the session did not do what was asked
     if args.format == 'table':
         print(f'\nA/B session: {prefix}')
         for name in (paired.A, paired.B):
             arm = plan['arms'][name]
             print(f'  {name}: --system {arm["system"]} {" ".join(arm["args"])}')
-        print(f'  {_blocks(plan, samples)}; {len(plan["legs"])} legs run\n')
+        ran = f'{stopped} (interrupted)' if stopped else _blocks(plan, samples)
+        print(f'  {ran}; {len(plan["legs"])} legs run\n')
     for path in missing:
         print(f'no report: {path} (left out)')
     print(paired.render(rows, args.format))
+    if stopped:
+        # Last, where `tail` looks; beside CSV and JSON, which stay the table.
+        print(
+            f'interrupted: {stopped}; the verdicts are of those blocks alone'
+            + (' (exit 3 under --strict)' if code != verdict.EXIT_REGRESSION else ''),
+            file=sys.stdout if args.format == 'table' else sys.stderr,
+        )
     return code
 
 
@@ -102,13 +114,6 @@ def _blocks(plan, samples):
     if disturbed or plan.get('resolve'):
         text += f' (at most {most} blocks)'
     return text
-
-
-def _count(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'a number, not {text!r}') from None
 
 
 def add_parser(sub):
@@ -130,21 +135,21 @@ def add_parser(sub):
     )
     p.add_argument(
         '--repeats',
-        type=_count,
+        type=_BLOCKS,
         default=8,
         metavar='N',
         help='blocks, ABBA and BAAB in turn (default 8; each runs A twice and B twice)',
     )
     p.add_argument(
         '--max-blocks',
-        type=_count,
+        type=_BLOCKS,
         metavar='M',
         help='a block with a DISTURBED leg is measured again, at the end, up to M '
         'blocks in all (default: twice --repeats, four times with --resolve)',
     )
     p.add_argument(
         '--resolve',
-        type=float,
+        type=_RESOLVE,
         metavar='FRACTION',
         help='after --repeats blocks, run more until every figure resolves a '
         'change of FRACTION (0.06: ±6 %%), or --max-blocks ran',
@@ -181,13 +186,15 @@ def add_parser(sub):
     p.add_argument(
         '--detection-threshold',
         dest='threshold',
-        type=float,
+        type=numbers.CHANGE,
         default=verdict.DETECTION_THRESHOLD,
         metavar='FRACTION',
         help='the change each figure must resolve under --strict (default %(default)s)',
     )
     # Its first name, kept working.
-    p.add_argument('--max-change', dest='threshold', type=float, help=argparse.SUPPRESS)
+    p.add_argument(
+        '--max-change', dest='threshold', type=numbers.CHANGE, help=argparse.SUPPRESS
+    )
     p.add_argument(
         '--no-wait',
         action='store_true',

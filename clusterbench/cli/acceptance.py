@@ -5,11 +5,11 @@ Also ``python -m clusterbench.acceptance``.
 """
 
 import argparse
-import json
 
 from clusterbench.acceptance import battery, links, nodes, reports, scaling
+from clusterbench.cli import numbers
 from clusterbench.cli.common import CONFIG_HELP
-from clusterbench.core import paths
+from clusterbench.core import jsontext, paths
 from clusterbench.core.errors import ClusterbenchError, parse_and_run
 
 
@@ -43,7 +43,7 @@ def _nodes(args):
             '--distribute (one case per node)'
         )
     if args.format == 'json':
-        print(json.dumps(nodes.as_json(ranked), indent=1))
+        print(jsontext.dumps(nodes.as_json(ranked), indent=1))
     else:
         print(nodes.table(ranked))
     return 0 if all(n.verdict == nodes.PASS for n in ranked) else 1
@@ -67,7 +67,7 @@ def _links(args):
         verdicts.append(verdict)
     if args.format == 'json':
         print(
-            json.dumps(
+            jsontext.dumps(
                 {
                     'fabrics': [links.as_json(v) for v in verdicts],
                     'failures': failures,
@@ -88,7 +88,7 @@ def _scaling(args):
     if not rows:
         raise ClusterbenchError('no scaling test case in the report(s)')
     if args.format == 'json':
-        print(json.dumps(scaling.as_json(rows), indent=1))
+        print(jsontext.dumps(scaling.as_json(rows), indent=1))
     else:
         print(scaling.table(rows))
     return 1 if any(p.value is None for p in rows) else 0
@@ -125,13 +125,13 @@ def parser():
     def population(p):
         p.add_argument(
             '--z',
-            type=float,
+            type=numbers.Number('a z-score', 0, 100, above=True),
             help='robust z-score beyond which a figure is flagged (default: the '
             "partition's extras.acceptance.z_max, else 3.5)",
         )
         p.add_argument(
             '--min-spread',
-            type=float,
+            type=numbers.Number('a fraction of the median', 0, 1),
             help='smallest spread of the peers, relative to their median '
             "(default: the partition's extras.acceptance.min_spread, else 0.05); "
             'with few nodes the MAD says nothing',

@@ -4,7 +4,7 @@ from several spaced, interleaved sessions (see docs/baseline.md)."""
 import argparse
 import os
 
-from clusterbench.cli import common
+from clusterbench.cli import common, numbers
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection
@@ -57,7 +57,7 @@ def run(args):
     if args.dry_run:
         print('\n(dry run: nothing written)')
         return 0
-    os.makedirs(references, exist_ok=True)
+    # (write() makes the directory: one line where it cannot.)
     written = refupdate.write(
         found.proposals, references, found.reports, results=args.results, notes=done
     )
@@ -120,16 +120,6 @@ def _record(args, references, rounds, recorded):
     baseline.record(rounds, args.spacing, one, say)
 
 
-def _minutes(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f'minutes, 0 or more: {text!r}')
-    return value
-
-
 def add_parser(sub):
     base = sub.add_parser(
         'baseline',
@@ -151,14 +141,14 @@ def add_parser(sub):
     )
     base.add_argument(
         '--sessions',
-        type=common.count_of('sessions'),
+        type=common.count_of('sessions', 1000),
         metavar='N',
         help='sessions to run (default 3; with --from, as many as make 3 '
         'undisturbed sessions)',
     )
     base.add_argument(
         '--spacing',
-        type=_minutes,
+        type=numbers.Number('minutes', 0, 7 * 24 * 60),
         default=5.0,
         metavar='MINUTES',
         help='minutes between two sessions (default 5)',
@@ -166,7 +156,7 @@ def add_parser(sub):
     base.add_argument(
         '--wait-quiet',
         nargs='?',
-        type=float,
+        type=numbers.SECONDS,
         const=60.0,
         default=0.0,
         metavar='SECONDS',
@@ -183,7 +173,7 @@ def add_parser(sub):
     )
     base.add_argument(
         '--k',
-        type=float,
+        type=numbers.MULTIPLE,
         default=3.0,
         help='tolerance = max(floor of the kind of figure, k x robust spread '
         'of the session medians, reach to the farthest session median + 3 %%) '

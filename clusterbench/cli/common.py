@@ -4,10 +4,12 @@ reference directory they announce and how a table of verdicts is printed."""
 import argparse
 import sys
 
+from clusterbench.cli import numbers
 from clusterbench.core import paths
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
+from clusterbench.results import portable
 
 #: Where each default comes from (core.paths): the current directory's, else
 #: clusterbench's own, the checkout's or the wheel's (`clusterbench paths`).
@@ -30,21 +32,9 @@ HISTORY_CONFIG_HELP = (
 )
 
 
-def count_of(what):
-    """An argparse type: a whole number of *what*, 0 or more."""
-
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            value = -1
-        if value < 0:
-            raise argparse.ArgumentTypeError(
-                f'a number of {what}, 0 or more, not {text!r}'
-            )
-        return value
-
-    return parse
+def count_of(what, most=None):
+    """An argparse type: a whole number of *what*, 0 or more (numbers.count_of)."""
+    return numbers.count_of(what, most)
 
 
 def add_references(parser, help=REFERENCES_HELP):
@@ -80,7 +70,7 @@ def add_verdict_arguments(parser):
     parser.add_argument(
         '--detection-threshold',
         dest='threshold',
-        type=float,
+        type=numbers.CHANGE,
         default=verdict.DETECTION_THRESHOLD,
         metavar='FRACTION',
         help='a figure worse than its reference by this much but inside a '
@@ -89,7 +79,7 @@ def add_verdict_arguments(parser):
     )
     # Its old name, kept working; it never was a tolerance.
     parser.add_argument(
-        '--max-tolerance', dest='threshold', type=float, help=argparse.SUPPRESS
+        '--max-tolerance', dest='threshold', type=numbers.CHANGE, help=argparse.SUPPRESS
     )
     parser.add_argument(
         '-v',
@@ -111,6 +101,7 @@ def show(table, args, details='', notes=()):
     what it shows) and *details* under it and the summary last, where
     ``tail`` finds it. CSV and JSON stay the table alone."""
     if args.format == 'table':
+        notes = [*notes, *portable.no_verdict_lines(table)]
         details = '\n\n'.join(part for part in ('\n'.join(notes), details) if part)
     print(
         verdictview.render(

@@ -1,7 +1,7 @@
 """`clusterbench compare`: judge the figures of run reports against their
 references, or against the samples of other runs."""
 
-from clusterbench.cli import common
+from clusterbench.cli import common, numbers
 from clusterbench.core.errors import reader_may_leave
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
@@ -79,7 +79,7 @@ def add_parser(sub):
     common.add_history_config(cmp)
     cmp.add_argument(
         '--tolerance',
-        type=float,
+        type=numbers.Number('a fraction (0.05 is 5 %)', 0, 1),
         default=0.05,
         help='relative band for --against/--history figures that '
         'have no reference (default 0.05)',

@@ -3,18 +3,19 @@
 
 import argparse
 
+from clusterbench.cli import numbers
 from clusterbench.noisyhost import conditions, quiet
 
 
-def main(argv=None):
+def parser():
     ap = argparse.ArgumentParser(prog='python -m clusterbench.noisyhost.conditions')
     sub = ap.add_subparsers(dest='command', required=True)
     wrap = sub.add_parser('wrap', help='run a launcher and measure around it')
     wrap.add_argument('-o', '--output', required=True)
-    wrap.add_argument('--ranks', type=int, default=1)
+    wrap.add_argument('--ranks', type=_COUNT, default=1)
     wrap.add_argument(
         '--cpus-per-rank',
-        type=int,
+        type=_COUNT,
         default=1,
         help="the CPUs each rank was given (its threads): the ranks' share is of "
         'ranks x this',
@@ -29,8 +30,17 @@ def main(argv=None):
     )
     wrap.add_argument('argv', nargs=argparse.REMAINDER)
     waiting = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
-    waiting.add_argument('--timeout', type=float, default=60.0)
-    waiting.add_argument('--quiet-for', type=float, default=3.0)
+    waiting.add_argument('--timeout', type=numbers.SECONDS, default=60.0)
+    waiting.add_argument('--quiet-for', type=numbers.SECONDS, default=3.0)
+    return ap
+
+
+#: Ranks, or CPUs of a rank: a million is no node's.
+_COUNT = numbers.Number('a number', 1, 10**6, whole=True)
+
+
+def main(argv=None):
+    ap = parser()
     args = ap.parse_args(argv)
     if args.command == 'wait-quiet':
         return 0 if quiet.wait_quiet(args.timeout, args.quiet_for) else 1

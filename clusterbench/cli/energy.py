@@ -2,11 +2,12 @@
 the parser and what it prints (the readers are clusterbench.machine.energy's)."""
 
 import argparse
-import json
 import signal
 import socket
 import threading
 
+from clusterbench.cli import numbers
+from clusterbench.core import jsontext
 from clusterbench.core.errors import ClusterbenchError, parse_and_run
 from clusterbench.machine import energy
 
@@ -31,7 +32,7 @@ def _cmd_snapshot(args):
     record = reader.header()
     if reader.available:
         record.update(reader.sample(), kind='snapshot')
-    print(json.dumps(record))
+    print(jsontext.dumps(record))
     return 0
 
 
@@ -53,11 +54,11 @@ def _cmd_sample(args):
 
 
 def _cmd_summarize(args):
-    print(json.dumps(energy.summarize(energy.read_records(args.samples)), indent=1))
+    print(jsontext.dumps(energy.summarize(energy.read_records(args.samples)), indent=1))
     return 0
 
 
-def main(argv=None):
+def parser():
     ap = argparse.ArgumentParser(
         prog='python -m clusterbench.machine.energy',
         description='Energy and power readings of this node (RAPL, IPMI DCMI).',
@@ -72,11 +73,17 @@ def main(argv=None):
     )
     smp = sub.add_parser('sample', help='sample until SIGTERM or SIGINT')
     smp.add_argument('-o', '--output', required=True)
-    smp.add_argument('--interval', type=float, default=5.0, help='seconds (default 5)')
+    smp.add_argument(
+        '--interval', type=numbers.SECONDS, default=5.0, help='seconds (default 5)'
+    )
     smp.set_defaults(func=_cmd_sample)
     summ = sub.add_parser(
         'summarize', help='energy_j and mean_power_w of a sample file'
     )
     summ.add_argument('samples')
     summ.set_defaults(func=_cmd_summarize)
-    return parse_and_run(ap, 'clusterbench', argv)
+    return ap
+
+
+def main(argv=None):
+    return parse_and_run(parser(), 'clusterbench', argv)

@@ -2,14 +2,14 @@
 (the facts are clusterbench.machine.hwinfo's)."""
 
 import argparse
-import json
 import os
 import sys
 
+from clusterbench.core import jsontext
 from clusterbench.machine import hwinfo
 
 
-def main(argv=None):
+def parser():
     ap = argparse.ArgumentParser(
         prog='python -m clusterbench.machine.hwinfo',
         description='Hardware and software facts of this node, as JSON.',
@@ -19,7 +19,11 @@ def main(argv=None):
     ap.add_argument('--etc', default='/etc', help='etc root (default /etc)')
     ap.add_argument('--output-dir', help='write DIR/<hostname>.json, once per node')
     ap.add_argument('--summary', action='store_true', help='print the digest as text')
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
     for what in ('proc', 'sys', 'etc'):
         root = getattr(args, what)
         if not os.path.isdir(root):
@@ -39,5 +43,5 @@ def main(argv=None):
                 f'clusterbench: error: {args.output_dir}: cannot write: {err.strerror}'
             ) from None
     else:
-        print(json.dumps(facts, indent=1))
+        print(jsontext.dumps(facts, indent=1))
     return 0

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from clusterbench.bench import profile
+from clusterbench.core import inputfile
 from clusterbench.core.errors import ClusterbenchError, parse_and_run
 from clusterbench.parsers import cgsolver
 
@@ -22,8 +23,7 @@ def show(args):
 
 def check(args):
     try:
-        with open(args.output) as f:
-            text = f.read()
+        text = inputfile.read_bytes(args.output).decode('utf-8', 'replace')
     except OSError as err:
         raise ClusterbenchError(f'{args.output}: cannot read: {err.strerror}') from None
     rows = profile.cross_check(
@@ -43,7 +43,7 @@ def add_parser(sub):
     prof.set_defaults(func=show)
 
 
-def main(argv=None):
+def parser():
     ap = argparse.ArgumentParser(
         prog='python -m clusterbench.cli.profile', description='Read mpiprof profiles.'
     )
@@ -55,7 +55,11 @@ def main(argv=None):
     chk.add_argument('profile')
     chk.add_argument('output', help='cgsolver output (with its CGSOLVER_JSON line)')
     chk.set_defaults(func=check)
-    return parse_and_run(ap, 'clusterbench', argv)
+    return ap
+
+
+def main(argv=None):
+    return parse_and_run(parser(), 'clusterbench', argv)
 
 
 if __name__ == '__main__':

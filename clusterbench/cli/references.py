@@ -6,8 +6,9 @@ import argparse
 import os
 import sys
 
-from clusterbench.cli import common
+from clusterbench.cli import common, numbers
 from clusterbench.core import paths
+from clusterbench.core.controlchars import escaped
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import disturbed, selection, verdict
 from clusterbench.references import bandtable
@@ -17,7 +18,7 @@ from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import update as refupdate
 from clusterbench.references import validate as refdata
-from clusterbench.results import samples
+from clusterbench.results import baseline, samples
 
 
 def check(args):
@@ -28,7 +29,9 @@ def check(args):
     # An interrupted update is named below, with what repair will do.
     for path, tests in refdata.check_directory(root, interrupted_ok=True).items():
         figures = sum(tests.values())
-        print(f'{path}: {len(tests)} test(s), {figures} reference figure(s): ok')
+        print(
+            f'{escaped(path)}: {len(tests)} test(s), {figures} reference figure(s): ok'
+        )
     problems, interrupted, others, wide = [], [], [], []
     # Everything is checked per system directory: each has its own files,
     # provenance and update journal.
@@ -50,14 +53,15 @@ def check(args):
     problems += [f'interrupted update: {line}' for line in interrupted]
     if interrupted:
         problems.append('run `clusterbench references repair`')
+    # Keys and paths from the files: their control characters escaped.
     for problem in problems:
-        print(problem)
+        print(escaped(problem))
     if not problems:
-        print(f'{root}: every reference entry matches its provenance: ok')
+        print(f'{escaped(root)}: every reference entry matches its provenance: ok')
     for other in others:
-        print(f'other machine: {other}')
+        print(f'other machine: {escaped(other)}')
     for warning in wide:
-        print(f'warning: {warning}')
+        print(f'warning: {escaped(warning)}')
     if wide:
         print(
             f'{len(wide)} figure(s) with a tolerance above '
@@ -73,8 +77,7 @@ def repair(args):
     done, problems = [], []
     for system in refdir.systems(root):
         directory = os.path.join(root, system)
-        with refstore.locked(directory):
-            done += refstore.repair(directory)
+        done += refstore.repair_if_interrupted(directory)
         problems += refprov.inconsistencies(directory)
     for line in done or [f'{root}: no interrupted update: nothing to repair']:
         print(line)
@@ -94,7 +97,8 @@ def update(args):
         k=args.k,
         min_samples=args.min_samples,
         one_sided=args.one_sided,
-        floor_for=reffloors.floor_for if by_kind else None,
+        # Short of sessions, a figure gets its kind's floor whatever is asked.
+        floor_for=reffloors.floor_for if by_kind else baseline.floor_when_short,
     )
     for line in left_out.lines():
         print(line)
@@ -102,13 +106,30 @@ def update(args):
         raise ClusterbenchError(
             f'no figure has {args.min_samples} samples or more: nothing to update'
         )
+    # Baseline's rule of three sessions, said as baseline says it.
+    short = baseline.shortfall(baseline.Baseline(args.reports, proposals, left_out))
+    refused = short and args.write and not args.force
     # An update rolls an interrupted one forward (or back) before it reads
     # the files; a dry run only reads them, and refuses a half-applied one.
-    notes = refupdate.repair_first(proposals, directory) if args.write else []
+    write = args.write and not refused
+    notes = refupdate.repair_first(proposals, directory) if write else []
     for line in refupdate.diff(proposals, directory):
         print(line)
-    for line in refupdate.few_sessions(proposals):
-        print(f'warning: {line}')
+    if refused:
+        raise ClusterbenchError(
+            f'references update: {short}; {baseline.MIN_SESSIONS} are needed: give '
+            'more sessions to --from (`clusterbench baseline` records them), or '
+            'write these with --force; nothing was written'
+        )
+    if short and args.write:
+        print(
+            f'warning: references update: {short}; written with --force, each '
+            'band at least the floor of its kind of figure'
+        )
+    elif short:
+        print(
+            f'warning: references update: {short}; --write refuses them without --force'
+        )
     if args.write:
         written = refupdate.write(
             proposals, directory, args.reports, results=args.results, notes=notes
@@ -118,6 +139,18 @@ def update(args):
         for path in written:
             print(f'wrote {path}')
     else:
+        print('\n(dry run: nothing written; add --write to apply)')
+    return 0
+
+
+def demote_wide(args):
+    root = common.references(args, written=args.write)
+    if not os.path.isdir(root):
+        raise ClusterbenchError(f'{root}: no such reference directory')
+    lines = refupdate.demote_wide(root, write=args.write)
+    for line in lines or [f'{root}: no band wider than ±100 %: nothing to do']:
+        print(escaped(line))
+    if not args.write:
         print('\n(dry run: nothing written; add --write to apply)')
     return 0
 
@@ -139,15 +172,7 @@ def show(args):
 KIND = 'kind'
 
 
-def _floor(text):
-    if text == KIND:
-        return KIND
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f'a relative tolerance (e.g. 0.05) or "kind", not {text!r}'
-        ) from None
+_floor = numbers.Number('a relative tolerance (e.g. 0.05)', 0, 1, words=(KIND,))
 
 
 def add_parser(sub):
@@ -163,7 +188,7 @@ def add_parser(sub):
     chk.add_argument('--checks', help=common.CHECKS_HELP)
     chk.add_argument(
         '--max-tolerance',
-        type=float,
+        type=numbers.CHANGE,
         default=verdict.DETECTION_THRESHOLD,
         metavar='FRACTION',
         help='warn for each figure whose tolerance on its bad side is wider '
@@ -200,20 +225,26 @@ def add_parser(sub):
     upd.add_argument(
         '--floor',
         type=_floor,
-        default=0.03,
-        help='smallest relative tolerance (default 0.03), or "kind": the floor '
-        'of each kind of figure, learnt from the spread between sessions, as '
-        '`clusterbench baseline` uses it (see docs/baseline.md)',
+        default=KIND,
+        help='smallest relative tolerance (e.g. 0.03), or "kind" (default): the '
+        'floor of each kind of figure, learnt from the spread between sessions, '
+        'as `clusterbench baseline` uses it (see docs/baseline.md); a figure '
+        f'that fewer than {baseline.MIN_SESSIONS} sessions back always gets '
+        "its kind's",
     )
     upd.add_argument(
         '--k',
-        type=float,
+        type=numbers.MULTIPLE,
         default=3.0,
         help='tolerance = max(floor, k x robust relative spread of the '
         'per-session medians, reach to the farthest session median + floor) '
         '(default 3)',
     )
-    upd.add_argument('--min-samples', type=int, default=1)
+    upd.add_argument(
+        '--min-samples',
+        type=numbers.Number('a number of samples', 1, 10**6, whole=True),
+        default=1,
+    )
     upd.add_argument(
         '--one-sided',
         action='store_true',
@@ -225,9 +256,27 @@ def add_parser(sub):
         '--write',
         action='store_true',
         help='write the proposal (one transaction over all its files); '
-        'default: only show it',
+        'default: only show it. A band wider than ±100 %% is written as '
+        'context only (no band; see docs/references.md)',
+    )
+    upd.add_argument(
+        '--force',
+        action='store_true',
+        help=f'write even when a figure has fewer than {baseline.MIN_SESSIONS} '
+        'undisturbed sessions (as `clusterbench baseline --force`)',
     )
     upd.set_defaults(func=update)
+    wide = refs_sub.add_parser(
+        'demote-wide',
+        help='take every band wider than ±100 %% out of the reference files: '
+        'its figure stays context only, its provenance says what the band '
+        'would be (see docs/references.md); write only with --write',
+    )
+    common.add_references(wide, help=common.WRITTEN_REFERENCES_HELP)
+    wide.add_argument(
+        '--write', action='store_true', help='write (default: only show them)'
+    )
+    wide.set_defaults(func=demote_wide)
     shw = refs_sub.add_parser(
         'show',
         help="every figure's band and its source: the references (sessions, "

@@ -5,9 +5,11 @@ Also ``python -m clusterbench.report``.
 """
 
 import argparse
+import os
 
 from clusterbench import report
 from clusterbench.cli import common
+from clusterbench.core import outputpath
 from clusterbench.core.errors import run_command
 
 DEFAULT_OUTPUT = report.DEFAULT_OUTPUT
@@ -24,6 +26,10 @@ def add_parser(sub):
 
 
 def run(args):
+    # Before anything is read: the page and its CSV folder can be made.
+    outputpath.check(args.output)
+    stem = os.path.splitext(args.output)[0]
+    outputpath.check(f'{stem}-data')
     if args.history:
         args.config = common.history_config(args)
     return report.run(args)

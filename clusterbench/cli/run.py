@@ -4,14 +4,14 @@ verdicts."""
 import argparse
 import sys
 
-from clusterbench.cli import common
-from clusterbench.core import paths
+from clusterbench.cli import common, numbers
+from clusterbench.core import outputpath, paths
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.noisyhost import confirm
 from clusterbench.references import directory as refdir
-from clusterbench.results import runner
+from clusterbench.results import portable, runner
 from clusterbench.results import session as sessionreport
 
 
@@ -19,6 +19,8 @@ def run(args):
     selection.check_system_name(args.system)
     if args.confirm > confirm.MAX_RUNS:
         raise ClusterbenchError(f'--confirm {args.confirm}: at most {confirm.MAX_RUNS}')
+    if args.junit:
+        outputpath.check(args.junit)  # before the session, not after it
     extra = list(args.reframe_args)
     # What runs goes beside a table; a table for a program leaves stdout to it.
     progress = sys.stdout if args.format == 'table' else sys.stderr
@@ -89,7 +91,7 @@ def _show_table(session, strict, verbose, show_all):
         details = sessionreport.text(session.reports, verdictview.terminal_width())
     else:
         details = sessionreport.digest(session.reports)
-    lines = list(session.notes)
+    lines = [*session.notes, *portable.no_verdict_lines(session.table)]
     if session.no_space:
         lines.append(
             f'incomplete: {session.directory}: {runner.NO_SPACE_TEXT} '
@@ -143,7 +145,7 @@ def add_parser(sub):
     run_.add_argument(
         '--wait-quiet',
         nargs='?',
-        type=float,
+        type=numbers.SECONDS,
         const=60.0,
         default=0.0,
         metavar='SECONDS',

@@ -7,6 +7,7 @@ Also ``python -m clusterbench.testcluster``.
 import argparse
 import sys
 
+from clusterbench.cli import numbers
 from clusterbench.core.errors import ClusterbenchError, parse_and_run
 from clusterbench.testcluster import cluster, faults
 
@@ -69,7 +70,11 @@ def parser():
     )
     sub = top.add_subparsers(dest='command', required=True)
     upp = sub.add_parser('up', help='bring up a Slurm cluster of N nodes')
-    upp.add_argument('--nodes', type=int, default=2)
+    upp.add_argument(
+        '--nodes',
+        type=numbers.Number('a number of nodes', 1, cluster.MAX_NODES, whole=True),
+        default=2,
+    )
     upp.set_defaults(func=_up)
     sub.add_parser('down', help='tear it down, leaving nothing').set_defaults(
         func=_down
@@ -80,15 +85,25 @@ def parser():
     flt = sub.add_parser('fault', help='inject a fault into one node')
     flt.add_argument('kind', choices=faults.KINDS)
     flt.add_argument('node')
-    flt.add_argument('--quota', type=float, default=0.25, help='slow: CPU share')
+    flt.add_argument(
+        '--quota',
+        type=numbers.Number('a CPU share', 0, 1, above=True),
+        default=0.25,
+        help='slow: CPU share',
+    )
     flt.add_argument(
         '--slowdown',
-        type=float,
+        type=numbers.Number('times slower', 1, 1000),
         help='slow: the quota that slows the node this many times at the '
         "host's present load (instead of --quota)",
     )
     flt.add_argument('--rate', default='1gbit', help='link: tc rate')
-    flt.add_argument('--percent', type=int, default=2, help='loss: %% dropped')
+    flt.add_argument(
+        '--percent',
+        type=numbers.Number('a percentage', 0, 100, whole=True),
+        default=2,
+        help='loss: %% dropped',
+    )
     flt.set_defaults(func=_fault)
     clr = sub.add_parser('clear', help='undo the faults of a node (or all)')
     clr.add_argument('node', nargs='?')

@@ -7,7 +7,8 @@ ones ReFrame recorded in each report (as `compare` judges)."""
 import os
 import sys
 
-from clusterbench.cli import common
+from clusterbench.cli import common, numbers
+from clusterbench.core import outputpath
 from clusterbench.core.errors import ClusterbenchError, reader_may_leave
 from clusterbench.judging import disturbed, trend
 from clusterbench.references import directory as refdir
@@ -20,6 +21,9 @@ def run(args):
 
     if not args.reports and not args.history:
         raise ClusterbenchError('no sessions: give --history QUERY and/or REPORT files')
+    # Before the sessions are read: STEM.svg, .png and .csv can be made.
+    outputpath.check(args.output)
+    outputpath.check(f'{args.output}.svg')
     datas = []
     for path in args.reports:
         found = replay.find_report(path)
@@ -85,7 +89,7 @@ def add_parser(sub):
     )
     trd.add_argument(
         '--min-shift',
-        type=float,
+        type=numbers.Number('a fraction (0.05 is 5 %)', 0, 1),
         default=trend.DEFAULT_MIN_SHIFT,
         help='smallest relative move named as a change point (default 0.05)',
     )

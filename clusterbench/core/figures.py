@@ -68,10 +68,58 @@ class Band:
     upper: float
     #: Where the range comes from: literature and the sessions it was checked on.
     source: str
+    #: The evidence for the floor: the lowest healthy value measured on each
+    #: CPU kind, ``((kind, value), ...)``; a floor above one is refused.
+    healthy: tuple = ()
+    #: The highest value of each fault measured, ``((fault, kind, value),
+    #: ...)``. A fault above the floor is one this band cannot tell from a
+    #: healthy run: the margin says so, and another band must catch it.
+    faulty: tuple = ()
+    #: The test cases the band is for, by their parameters, ``(('stencil',
+    #: '27'),)``: a variant whose physics differ; () for every case.
+    where: tuple = ()
 
     def __post_init__(self):
         if not self.lower < self.upper:
             raise DeclarationError(f'band {self.lower}..{self.upper} is empty')
+        for kind, value in self.healthy:
+            if value < self.lower:
+                raise DeclarationError(
+                    f'band {self.lower:g}..{self.upper:g}: a healthy {kind} read '
+                    f'{value:g}, below the floor'
+                )
+
+    def fits(self, params):
+        """Whether the band is for a case of parameters *params* ({name: str})."""
+        return all(params.get(name) == str(value) for name, value in self.where)
+
+    def separates(self, fault, kind):
+        """Whether the floor sits above the *fault* measured on *kind*."""
+        return all(
+            value < self.lower for f, k, value in self.faulty if (f, k) == (fault, kind)
+        )
+
+    @property
+    def margin(self):
+        """The floor against its evidence, in points: ``floor 65: healthy min
+        83.7 Intel-6-207 (+18.7); faulty max 51 -O0 Intel-6-207 (-14)``."""
+        if not (self.healthy or self.faulty):
+            return ''
+        healthy = ', '.join(
+            f'{v:g} {k} ({v - self.lower:+.3g})' for k, v in self.healthy
+        )
+        faulty = ', '.join(
+            f'{v:g} {f} {k} ({v - self.lower:+.3g}'
+            + ('' if v < self.lower else ': not separated')
+            + ')'
+            for f, k, v in self.faulty
+        )
+        parts = [f'floor {self.lower:g}']
+        if healthy:
+            parts.append(f'healthy min {healthy}')
+        if faulty:
+            parts.append(f'faulty max {faulty}')
+        return ': '.join(parts[:2]) + ''.join(f'; {p}' for p in parts[2:])
 
 
 @dataclass(frozen=True)
@@ -88,6 +136,8 @@ class Figure:
     share: bool = False
     #: The default band of a portable figure (None: judged against references).
     band: Optional[Band] = None
+    #: Bands of variants whose physics differ (``Band.where``), before *band*.
+    variants: tuple = ()
     #: The application family the report's executive table lists the figure
     #: under ('NPB', 'HPL'); '' for a figure that is no headline.
     headline: str = ''
@@ -111,6 +161,22 @@ class Figure:
             raise DeclarationError(f'figure {self.name}: better {self.better!r}')
         if self.share and self.unit != '%':
             raise DeclarationError(f'figure {self.name}: a share is in %')
+        unplaced = not all(b.where for b in self.variants)
+        if self.variants and (self.band is None or unplaced):
+            raise DeclarationError(
+                f'figure {self.name}: a variant band needs a default band and '
+                'the parameters of its variant'
+            )
+
+    def band_for(self, params):
+        """The band of a case of parameters *params*: its variant's, else
+        the default."""
+        return next((b for b in self.variants if b.fits(params)), self.band)
+
+    @property
+    def bands(self):
+        """Every band of the figure: the default, then its variants'."""
+        return tuple(b for b in (self.band, *self.variants) if b is not None)
 
     @property
     def is_pattern(self):

@@ -7,13 +7,12 @@ of :func:`clusterbench.judging.verdict.rows`.
 
 import datetime
 import io
-import json
 import math
-import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 
-from clusterbench.core import csvfile
+from clusterbench.core import csvfile, jsontext
+from clusterbench.core.controlchars import xml_text
 from clusterbench.judging import verdict
 from clusterbench.judging.view import (
     CSV_COLUMNS,
@@ -86,7 +85,7 @@ def _finite(value):
 
 
 def format_json(table):
-    return json.dumps([record(row) for row in table], indent=1)
+    return jsontext.dumps([record(row) for row in table], indent=1)
 
 
 def _junit_time(origins):
@@ -187,9 +186,9 @@ def format_junit(table, strict=False):
         root.set(key, str(totals[key]))
     root.set('time', f'{totals["time"]:.3f}')
     for element in root.iter():
-        element.text = element.text and _xml_text(element.text)
+        element.text = element.text and xml_text(element.text)
         for key, value in element.attrib.items():
-            element.set(key, _xml_text(value))
+            element.set(key, xml_text(value))
     ET.indent(root)
     return ET.tostring(root, encoding='unicode', xml_declaration=True)
 
@@ -209,15 +208,3 @@ def _suite_identity(suite, origins):
                 if properties is None:
                     properties = ET.SubElement(suite, 'properties')
                 ET.SubElement(properties, 'property', name=key, value=value)
-
-
-#: What XML 1.0 cannot hold, escaped or not: the control characters but tab,
-#: newline and CR, surrogates (ElementTree writes them raw, and then no parser
-#: reads the file).
-_NOT_XML = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
-
-
-def _xml_text(text):
-    """*text* with what XML cannot hold written as ``\\x01``: the name of a
-    test stays recognisable, and the JUnit file parses."""
-    return _NOT_XML.sub(lambda m: m.group().encode('unicode_escape').decode(), text)

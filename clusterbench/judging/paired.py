@@ -11,12 +11,12 @@ change this run could have resolved.
 """
 
 import io
-import json
 import math
 import statistics
 from dataclasses import dataclass, field
 
-from clusterbench.core import csvfile
+from clusterbench.core import csvfile, jsontext
+from clusterbench.core.controlchars import escaped
 from clusterbench.judging import stats, verdict, view
 
 A, B = 'A', 'B'
@@ -144,7 +144,8 @@ class Paired:
 
 def _geomean(values):
     if any(v <= 0 for v in values):
-        return statistics.fmean(values)
+        # Each term divided first: the sum of two values near 1e308 is not a float.
+        return math.fsum(v / len(values) for v in values)
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
@@ -277,7 +278,8 @@ def text_header(confidence=CONFIDENCE):
 def format_table(rows, width=None):
     levels = {row[11] for row in rows if row[11]}
     header = text_header(levels.pop() if len(levels) == 1 else CONFIDENCE)
-    cells = [header, *[text_cells(row) for row in rows]]
+    # Names from the legs' reports: control characters escaped, never raw.
+    cells = [header, *[[escaped(str(c)) for c in text_cells(row)] for row in rows]]
     widths = [max(len(str(r[i])) for r in cells) for i in range(len(header))]
     lines = [
         '  '.join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells
@@ -303,5 +305,5 @@ def render(rows, fmt='table'):
         writer.writerows(rows)
         return out.getvalue().rstrip('\n')
     if fmt == 'json':
-        return json.dumps([dict(zip(COLUMNS, row)) for row in rows], indent=1)
+        return jsontext.dumps([dict(zip(COLUMNS, row)) for row in rows], indent=1)
     return f'{format_table(rows)}\n\n{summary(rows)}'

@@ -305,13 +305,24 @@ def paired_ratio_ci(pairs, confidence=0.95):
         raise ValueError('no pairs')
     if any(a <= 0 or b <= 0 for a, b in pairs):
         raise ValueError('a ratio of values that are not all positive')
-    logs = [math.log(b / a) for a, b in pairs]
+    # The difference of the logs, not the log of b / a: a ratio beyond the
+    # floats (1e300 against 1e-300) has a log all the same.
+    logs = [math.log(b) - math.log(a) for a, b in pairs]
     centre = statistics.fmean(logs)
     if len(logs) < 2:
-        return 0.0, math.exp(centre), math.inf
+        return 0.0, _exp(centre), math.inf
     t = t_quantile(len(logs) - 1, confidence)
     half = t * statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(centre - half), math.exp(centre), math.exp(centre + half)
+    return _exp(centre - half), _exp(centre), _exp(centre + half)
+
+
+def _exp(x):
+    """e**x, or infinity where it is beyond the floats (a ratio B/A that
+    large is still a ratio, its side of 1 clear)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def resolvable_change(ci):
@@ -320,7 +331,7 @@ def resolvable_change(ci):
     low, _, high = ci
     if low <= 0 or math.isinf(high):
         return math.inf
-    return math.exp((math.log(high) - math.log(low)) / 2) - 1
+    return _exp((math.log(high) - math.log(low)) / 2) - 1
 
 
 def ratio_side(ci):

@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
+from clusterbench.judging import disturbed as disturbance
 from clusterbench.judging import stats, vocabulary
 
 
@@ -266,8 +267,6 @@ def of_test_case(perfvalues, disturbed='', threshold=DETECTION_THRESHOLD):
     perflog, see clusterbench.checks.plugins.runconditions."""
     if not perfvalues:
         return None
-    if disturbed:
-        return Verdict(DISTURBED, disturbed)
     found = {}
     for key, (value, ref, lower, upper, unit, _) in perfvalues.items():
         if value is None:
@@ -278,11 +277,13 @@ def of_test_case(perfvalues, disturbed='', threshold=DETECTION_THRESHOLD):
         judged = Judged(
             '', '', '', '', variable, unit or '', [value], ref, lower, upper
         )
-        judged.threshold = threshold
+        judged.threshold, judged.disturbed = threshold, disturbed or None
         found.setdefault(judged.judge().kind, []).append(variable)
     if not found:
         return None
     worst = min(found, key=SEVERITY.index)
+    if worst == DISTURBED:
+        return Verdict(DISTURBED, disturbed)
     return Verdict(worst, '' if worst == PASS else ', '.join(found[worst]))
 
 
@@ -308,6 +309,9 @@ class Judged:
     threshold: Optional[float] = DETECTION_THRESHOLD
     #: Where the samples were measured (results.runreport.Origin), each once.
     origins: list = field(default_factory=list)
+    #: Judged against a portable figure's band (its reference is only the
+    #: band's middle, never shown as a reference: see rows).
+    band: bool = False
 
     def __post_init__(self):
         if not isinstance(self.verdict, Verdict):
@@ -328,9 +332,28 @@ class Judged:
         return statistics.median(self.baseline) if self.baseline else self.reference
 
     def judge(self):
+        self._judge_undisturbed()
         if self.disturbed:
-            self.verdict = Verdict(DISTURBED, self.disturbed)
-            return self
+            self.verdict = self._despite_disturbance()
+        return self
+
+    def _despite_disturbance(self):
+        """The verdict of a figure measured in a DISTURBED run: DISTURBED,
+        unless it fails its band by more than the disturbance can explain
+        (judging.disturbed.beyond): then that verdict, naming both."""
+        ref = self.compared_to
+        share = vocabulary.is_share(self.variable, self.unit)
+        better = vocabulary.direction(self.variable, self.unit)
+        if self.kind.fails_run and ref and ref > 0 and better and not share:
+            low, high = bounds(ref, self.lower, self.upper)
+            detail = disturbance.beyond(
+                self.value, low, high, better == vocabulary.HIGHER, self.disturbed
+            )
+            if detail:
+                return Verdict(self.kind, detail)
+        return Verdict(DISTURBED, self.disturbed)
+
+    def _judge_undisturbed(self):
         if self.baseline:
             # Against another run: its median is the reference value.
             ref = statistics.median(self.baseline)
@@ -339,7 +362,7 @@ class Judged:
             ref, target = self.reference, self.reference
         else:
             self.verdict = Verdict(NO_REFERENCE)
-            return self
+            return
         if ref == 0:
             low, high = bounds(0, self.lower, self.upper)
             if any(low <= v <= high for v in self.values):
@@ -365,12 +388,14 @@ class Judged:
             )
             if why:
                 self.verdict = Verdict(INCONCLUSIVE, why)
-        return self
 
 
-def group(figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD):
+def group(
+    figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD, band=False
+):
     """Judge the figures, pooling repeated samples of the same figure.
-    *threshold*: see DETECTION_THRESHOLD.
+    *threshold*: see DETECTION_THRESHOLD; *band*: the figures' references
+    are portable bands (results.portable.banded), shown as bands.
 
     With *baseline* figures (another run), each figure is judged against the
     baseline's samples with the reference's tolerance, or *tolerance* (a
@@ -387,7 +412,7 @@ def group(figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD)
                 *key, fig.unit, [], fig.reference, fig.lower, fig.upper
             )
             entry.disturbed = disturbed
-            entry.threshold = threshold
+            entry.threshold, entry.band = threshold, band
         entry.values.append(fig.value)
         origin = getattr(fig, 'origin', None)
         if origin is not None and origin not in entry.origins:
@@ -437,6 +462,9 @@ class Row:
     phase: str = ''
     #: Where the samples were measured (see Judged.origins).
     origins: tuple = ()
+    #: A portable figure's band: *low* and *high* are its ends, and it has no
+    #: reference (the band's middle is none).
+    band: bool = False
 
     def __post_init__(self):
         if not isinstance(self.verdict, Verdict):
@@ -467,7 +495,7 @@ def rows(judged, failures):
         low = high = None
         if ref is not None and j.kind != NO_REFERENCE:
             low, high = bounds(ref, j.lower, j.upper)
-        else:
+        if j.band or j.kind == NO_REFERENCE:
             ref = None
         table.append(
             Row(
@@ -483,6 +511,7 @@ def rows(judged, failures):
                 low,
                 high,
                 origins=tuple(j.origins),
+                band=j.band and low is not None,
             )
         )
     for fail in failures:

@@ -8,7 +8,9 @@ table:
   unit) said once above the table, not on each row;
 - one line per check first (its test cases and verdict counts), then its
   per-figure rows: all of them with ``verbose``, otherwise only those that are
-  not ``pass``;
+  not ``pass`` or passed in a retry (``pass (retried after TIMEOUT)``), and
+  its INCONCLUSIVE ones said in one line
+  (:mod:`clusterbench.judging.inconclusive`);
 - test names shortened to the check and the parameters that vary among its
   tests in this table, and never cut: those parameters are what tells two
   rows apart;
@@ -18,6 +20,9 @@ table:
 - failure reasons listed in full below the table, wrapped;
 - other cells shortened with ``…`` until the table fits the terminal's width;
 - the summary line last.
+
+Text from a report (test names, reasons) reaches the table with its
+control characters escaped (``\\x1b``), never raw to a terminal.
 
 CSV keeps the table's text cells (full test names); JSON gives numbers as
 numbers at full precision and the verdict as ``{"kind", "detail"}``, with
@@ -31,7 +36,8 @@ import sys
 import textwrap
 from collections import Counter
 
-from clusterbench.judging import verdict, vocabulary
+from clusterbench.core.controlchars import escaped, escaped_lines
+from clusterbench.judging import inconclusive, verdict, vocabulary
 
 _PARAM = re.compile(r'\s+%([.\w$]+)=(\S+)')
 
@@ -100,7 +106,18 @@ def text(row):
         return f'{found.kind} ({row.phase}): {found.detail}'
     if found.kind == verdict.SKIPPED:
         return f'{found.kind}: {found.detail}'
+    retry = retried(row)
+    if retry:
+        detail = '; '.join(filter(None, (found.detail, retry)))
+        return f'{found.kind} ({detail})'
     return str(found)
+
+
+def retried(row):
+    """``retried after TIMEOUT``: what the first attempt of a test case that
+    counts as its retry (ReFrame's --max-retries) ended as; '' if none."""
+    after = {getattr(o, 'retried_after', '') for o in row.origins} - {''}
+    return f'retried after {" or ".join(sorted(after))}' if after else ''
 
 
 def _num(value):
@@ -130,6 +147,10 @@ def cells(row):
     allowed = '-'
     if row.low is not None or row.high is not None:
         allowed = f'{_num(row.low)} .. {_num(row.high)}'
+    reference = _num(row.reference)
+    if row.band:
+        # A portable band is a range: its middle is no reference.
+        reference = f'band {_num(row.low)}..{_num(row.high)} {row.unit}'.strip()
     return {
         'test': row.test,
         'partition': row.where,
@@ -138,7 +159,7 @@ def cells(row):
         'value': _num(row.value),
         'n': str(row.n) if figure else '-',
         'unit': row.unit if figure else '-',
-        'reference': _num(row.reference),
+        'reference': reference,
         'vs ref': vs_reference(row),
         'allowed range': allowed,
         'verdict': text(row),
@@ -274,10 +295,18 @@ def format_table(table, verbose=False, show_all=False, width=None):
         cases = len({(row.test, row.where, row.environ) for row in rows})
         title = f'{check}: {cases} test case{"s" * (cases != 1)}: {_counts(rows)}'
         shown.append(title)
+        folded = '' if verbose else inconclusive.line(rows)
+        if folded:
+            shown += _wrapped(folded, width)
         for row in rows:
-            if verbose or row.kind != verdict.PASS:
+            if folded and row.kind == verdict.INCONCLUSIVE:
+                continue
+            # A pass in a retry is shown: the first attempt did not pass.
+            if verbose or row.kind != verdict.PASS or retried(row):
                 found = cells(row)
                 found.update(test=short[row.test], verdict=_cell(row))
+                # Escaped before the widths are taken from them.
+                found = {col: escaped(cell) for col, cell in found.items()}
                 shown.append(found)
 
     rows = [r for r in shown if isinstance(r, dict)]
@@ -302,7 +331,9 @@ def format_table(table, verbose=False, show_all=False, width=None):
         lines += [line({c: c for c in columns})]
         lines.append('  '.join('-' * widths[c] for c in columns if c in widths))
     for entry in shown:
-        lines.append(line(entry) if isinstance(entry, dict) else _clip(entry, width))
+        lines.append(
+            line(entry) if isinstance(entry, dict) else _clip(escaped(entry), width)
+        )
 
     if skipped:
         lines += ['', 'Skipped:']
@@ -333,8 +364,9 @@ def format_table(table, verbose=False, show_all=False, width=None):
 
 
 def _wrapped(text, width, indent='  '):
+    # Escaped first: textwrap would turn a \r into a space, and keep an ESC.
     return textwrap.wrap(
-        text, width, initial_indent=indent, subsequent_indent=indent + '    '
+        escaped(text), width, initial_indent=indent, subsequent_indent=indent + '    '
     ) or ['']
 
 
@@ -364,7 +396,7 @@ def render(
         return machineview.format_junit(table, strict)
     shown = format_table(table, verbose, show_all)
     if details:
-        shown += f'\n\n{details}'
+        shown += f'\n\n{escaped_lines(details)}'
     return shown + '\n\n' + closing(table, strict, not_loaded)
 
 
@@ -373,7 +405,7 @@ def closing(table, strict=False, not_loaded=()):
     line = summary(table)
     if not_loaded:
         line += f', {len(not_loaded)} not loaded'
-    line += ''.join(f'\nnot loaded: {what}' for what in not_loaded)
+    line += ''.join(f'\nnot loaded: {escaped(what)}' for what in not_loaded)
     findings = _counts(verdict.strict_findings(table))
     if verdict.nothing_measured(table):
         findings = f'nothing measured ({_counts(table) or "no figure"})'

@@ -81,6 +81,16 @@ def direction(variable, unit):
     return None
 
 
+def is_memory_bound(variable, unit):
+    """A figure the node's memory bandwidth bounds, declared so
+    (``bound=MEMORY``), or a STREAM figure: it moves with the bandwidth that
+    neighbours on the node leave it."""
+    found = declaration(variable, unit)
+    if found is not None and found.bound == figures.MEMORY:
+        return True
+    return (variable or '').startswith('stream_')
+
+
 def is_speed(variable, unit):
     """A rate or a time: a bad change is ``SLOWER``, otherwise ``FLAGGED``."""
     return is_rate(unit) or is_time(unit)

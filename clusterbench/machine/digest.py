@@ -59,6 +59,10 @@ def summary(facts):
         'openblas_coretype': (software.get('blas') or {}).get('openblas_coretype'),
         'identity': identity(facts),
     }
+    transport = software.get('mpi_transport')
+    if transport and isinstance(transport, dict):
+        # Only where a job set one: the digests of other jobs stay as they were.
+        out['mpi_transport'] = dict(transport)
     return out
 
 

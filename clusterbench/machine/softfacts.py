@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from clusterbench.machine import libprobe
+from clusterbench.machine import libprobe, mpitransport
 from clusterbench.machine.factreader import ABSENT, FactReader, first_line
 
 
@@ -73,6 +73,8 @@ class SoftwareFacts(FactReader):
             compilers[cc] = self.command(f'software.compilers.{cc}', [cc, '--version'])
         return {
             'mpi': mpi,
+            # The transport the job's environment forces (OMPI_MCA_btl, ...).
+            'mpi_transport': mpitransport.chosen(os.environ),
             'ucx': ucx,
             'libfabric': fabric,
             'compilers': compilers,

@@ -184,6 +184,19 @@ def thresholds(extras, local=True):
     return found
 
 
+def _share(value, limit):
+    """*value* as a percentage, with as many decimals as it takes to stay on
+    its side of *limit*: a share of 0.898 under a 90 % floor reads
+    "89.8 %", never "90 %" (a label that contradicts the rule it broke)."""
+    side = (value > limit) - (value < limit)
+    for decimals in range(4):
+        text = f'{value * 100:.{decimals}f}'
+        shown = float(text) / 100
+        if (shown > limit) - (shown < limit) == side:
+            return f'{text} %'
+    return f'{value * 100:.12g} %'
+
+
 def disturbed(conditions, limits=DEFAULTS):
     """'' for a run within the thresholds, else what it broke, e.g.
     "steal 18 %, ranks' CPU share 71 %"."""
@@ -195,14 +208,16 @@ def disturbed(conditions, limits=DEFAULTS):
 
     steal = number('steal_share')
     if steal is not None and steal > limits['max_steal']:
-        found.append(f'steal {steal:.0%}'.replace('%', ' %'))
+        found.append(f'steal {_share(steal, limits["max_steal"])}')
     share = number('ranks_cpu_share')
     long_enough = (number('wall_s') or 0) >= limits['share_min_wall_s']
     if share is not None and long_enough and share < limits['min_ranks_cpu_share']:
-        found.append(f"ranks' CPU share {share:.0%}".replace('%', ' %'))
+        limit = limits['min_ranks_cpu_share']
+        found.append(f"ranks' CPU share {_share(share, limit)}")
     other = number('other_cpu_share')
     if other is not None and other > limits['max_other_cpu']:
-        found.append(f'other processes {other:.0%} of the CPUs'.replace('%', ' %'))
+        limit = limits['max_other_cpu']
+        found.append(f'other processes {_share(other, limit)} of the CPUs')
     return ', '.join(found)
 
 

@@ -111,7 +111,8 @@ HPL_DGEMM_EFFICIENCY = Figure(
         'HPL spends its time in DGEMM: 80-95 % of the DGEMM rate of all ranks '
         'at a memory-filling N (Dongarra et al., HPL FAQ); 65 % Intel-6-207, '
         '78-85 % AMD-25-17 (14 sessions), 88 % AMD-25-1 at N about 10k; above '
-        '100 % DGEMM itself was measured low',
+        '100 % DGEMM itself was measured low; no fault measured yet',
+        healthy=(('AMD-25-1', 88.1), ('AMD-25-17', 77.6), ('Intel-6-207', 65.2)),
     ),
 )
 #: Portable: judged in every run against the peak of a core of the same node.
@@ -121,12 +122,22 @@ DGEMM_PEAK_EFFICIENCY = Figure(
     HIGHER,
     of="one core's double-precision peak (SingleDGEMM)",
     band=Band(
-        50.0,
+        55.0,
         150.0,
         "an optimised BLAS reaches 85-100 % of a core's peak at its clock "
         '(OpenBLAS, BLIS papers); a guest reads its nominal clock and turbo '
         'goes above it: 99 % AMD-25-1 at 2445 MHz, 124-134 % AMD-25-17 at '
-        '2600 MHz (14 sessions); a generic kernel reaches 10-30 %',
+        '2600 MHz (14 sessions), 62-99 % Intel-6-207 at 2100 MHz (3 '
+        'sessions, OPENBLAS_CORETYPE=SkylakeX); the generic Prescott kernel: '
+        '45.8-46.9 % AMD-25-17, 18 % Intel-6-207. The nominal clock scales '
+        'healthy and generic alike (their ratio, 2.6 on AMD-25-17, is the '
+        'same at any clock): the floor sits between them, not at a fraction '
+        'of a true peak',
+        healthy=(('AMD-25-1', 98.8), ('AMD-25-17', 124.1), ('Intel-6-207', 62.3)),
+        faulty=(
+            ('generic BLAS', 'AMD-25-17', 46.9),
+            ('generic BLAS', 'Intel-6-207', 17.9),
+        ),
     ),
 )
 #: Portable: a shared-memory PingPong against a copy in memory, one node.
@@ -141,7 +152,10 @@ PINGPONG_COPY_EFFICIENCY = Figure(
         'a shared-memory message is copied in and out of a shared buffer: '
         'about half to all of one copy stream (52 % AMD-25-1, 51-80 % '
         'AMD-25-17 in 14 sessions, 77 % Intel-6-207); a transport through '
-        'the network stack stays far below',
+        'the network stack stays far below: 9.8 % AMD-25-17 with Open MPI '
+        'forced through TCP (OMPI_MCA_btl=tcp,self)',
+        healthy=(('AMD-25-1', 52.3), ('AMD-25-17', 51.3), ('Intel-6-207', 76.8)),
+        faulty=(('TCP transport', 'AMD-25-17', 9.8),),
     ),
 )
 

@@ -91,7 +91,14 @@ HPL_PEAK_EFFICIENCY = Figure(
         'HPL on CPUs reaches 60-90 % of Rpeak at the base clock (TOP500 '
         'lists); a guest reads its nominal clock and turbo goes above it: '
         '80 % AMD-25-1 at 2445 MHz, 100-113 % AMD-25-17 at 2600 MHz (14 '
-        'sessions); a generic BLAS kernel stays below 30 %',
+        'sessions), 59-73 % Intel-6-207 at 2100 MHz (3 sessions); the '
+        'generic Prescott BLAS kernel: 42.7-43.8 % AMD-25-17, 11 % '
+        'Intel-6-207',
+        healthy=(('AMD-25-1', 79.7), ('AMD-25-17', 100.2), ('Intel-6-207', 59.3)),
+        faulty=(
+            ('generic BLAS', 'AMD-25-17', 43.8),
+            ('generic BLAS', 'Intel-6-207', 10.7),
+        ),
     ),
 )
 DECLARED = (HPL, HPL_TIME, HPL_PEAK_EFFICIENCY)

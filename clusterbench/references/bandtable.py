@@ -12,19 +12,20 @@ and the declaration that holds it, or a site's override
 A band wider than :data:`WIDE` on its bad side (as ``references check``
 measures it: a share near zero in points of the whole) is named in the
 ``note`` column with the measured spread that made it wide: the reader sees
-which figures cannot resolve a 10 % change, and why.
+which figures cannot resolve a 10 % change, and why. A figure whose band
+would be wider than ±100 % has none (references.widebands): its row, from
+the provenance, says ``context only`` and what the band would be.
 """
 
 import dataclasses
 import glob
 import io
-import json
 import os
 import re
 import textwrap
 from dataclasses import dataclass
 
-from clusterbench.core import csvfile
+from clusterbench.core import csvfile, jsontext
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.core.figures import MEMORY, SOLVER
 from clusterbench.judging import stats, verdict, view, vocabulary
@@ -41,6 +42,8 @@ _STAMP = re.compile(r'(?:^|/)(\d{4})(\d{2})(\d{2})T\d{6}(?:/|$)')
 COMPUTE_KINDS = ('DGEMM rate', 'HPL rate')
 #: The classes whose bands should resolve a 10 % change on any quiet node.
 STEADY_CLASSES = ('compute-bound', '1-rank')
+#: The note of a figure kept as context only (references.widebands).
+CONTEXT = 'context only'
 
 
 @dataclass
@@ -69,14 +72,22 @@ class Row:
     spread: object
     #: Why the band is what it is: 'wide: ...' or a portable band's source.
     note: str
+    #: A portable band's floor against the healthy and faulty values it was
+    #: measured between (figures.Band.margin); '' for the others.
+    margin: str = ''
 
     @property
     def portable(self):
-        return self.reference is None
+        return self.reference is None and not self.context
 
     @property
     def wide(self):
         return self.note.startswith('wide')
+
+    @property
+    def context(self):
+        """A figure without a band: it would be wider than ±100 %."""
+        return self.note.startswith(CONTEXT)
 
 
 COLUMNS = tuple(Row.__dataclass_fields__)
@@ -143,7 +154,11 @@ def _system_rows(directory, only):
         name = os.path.basename(path)
         prov_path = os.path.join(directory, provenance.PROVENANCE_DIR, name)
         prov = provenance.records(provenance.load(prov_path))
-        for test, index, key, leaf in provenance.entries(yamlfile.load(path)):
+        refs = yamlfile.load(path)
+        for test, index, key, leaf in [
+            *provenance.entries(refs),
+            *_context_entries(refs, prov),
+        ]:
             if not isinstance(leaf, dict):
                 continue
             params = dict(zip(index, key))
@@ -174,7 +189,42 @@ def _system_rows(directory, only):
                         place, test, params, variable, entry_, made, siblings
                     )
                 )
+            for variable, why in provenance.context_only(entry).items():
+                if variable not in entries:
+                    found.append(_context_row(place, variable, why, made))
     return found
+
+
+def _context_entries(refs, prov):
+    """(test, $index, key, {}) of each provenance entry of context figures
+    only, which has no entry in the reference file *refs*."""
+    there = provenance.leaves(refs)
+    for test, entries in prov.items():
+        body = refs.get(test) if isinstance(refs, dict) else None
+        index = tuple((body or {}).get('$index') or ['$partition'])
+        for where, entry in (entries if isinstance(entries, dict) else {}).items():
+            key = tuple(str(where).split('/'))
+            if (test, where) in there or len(key) != len(index):
+                continue
+            if provenance.context_only(entry):
+                yield test, index, key, {}
+
+
+def _context_row(place, variable, why, made):
+    """The row of a figure kept as context only: what its band would be."""
+    figure = (made or {}).get(variable) or {}
+    entry = figure.get('reference')
+    entry = entry if isinstance(entry, list) and len(entry) >= 3 else [None] * 4
+    medians = figure.get('session_medians') or []
+    spread = stats.relative_spread(medians) if len(medians) > 1 else None
+    return dataclasses.replace(
+        place,
+        figure=variable,
+        unit=refdata.unit_of(entry) if entry[0] is not None else '',
+        reference=entry[0],
+        spread=None if spread is None else round(spread, 4),
+        note=f'{CONTEXT}: {why}',
+    )
 
 
 def _reference_row(place, test, params, variable, entry, made, siblings=()):
@@ -247,10 +297,10 @@ def portable_rows(site_configs=None, system=None):
     holds it and its source; then each site override of the partitions of
     the site configs in *site_configs* (of *system* only, when given)."""
     found = [
-        _portable_row(
-            '*', figure, figure.band, 'portable default', catalog.declared_in(figure)
-        )
+        _portable_row('*', figure, band, 'portable default', declared)
         for figure in catalog.CATALOG.portable()
+        for declared in [catalog.declared_in(figure)]
+        for band in figure.bands
     ]
     for where, path, name, band in site_bands(site_configs, system):
         figure = catalog.CATALOG.declared(name)
@@ -259,12 +309,14 @@ def portable_rows(site_configs=None, system=None):
 
 
 def _portable_row(system, figure, band, source, where):
+    # A variant's band names its parameters where a test's would be.
+    variant = ' '.join(f'{k}={v}' for k, v in band.where)
     return Row(
-        system=system, environ='*', cpu_kind='*', test='', figure=figure.name,
+        system=system, environ='*', cpu_kind='*', test=variant, figure=figure.name,
         unit=figure.unit, reference=None, lower=band.lower, upper=band.upper,
         band=f'{band.lower:g}..{band.upper:g} {figure.unit}'.strip(), figure_class='',
         source=source, where=where, sessions=None, dates='', spread=None,
-        note=band.source,
+        note=band.source, margin=band.margin,
     )  # fmt: skip
 
 
@@ -295,7 +347,7 @@ def render(table, fmt='table'):
         writer.writerows([_csv_cell(v) for v in dataclasses.astuple(r)] for r in table)
         return out.getvalue().rstrip('\n')
     if fmt == 'json':
-        return json.dumps([dataclasses.asdict(r) for r in table], indent=1)
+        return jsontext.dumps([dataclasses.asdict(r) for r in table], indent=1)
     return '\n'.join([*text(table), '', *summary(table)])
 
 
@@ -330,13 +382,15 @@ def text(table):
         bands = max(len(r.band) for r in portable)
         for row in portable:
             where = '' if row.system == '*' else f' of {row.system}'
+            variant = f' ({row.test})' if row.test else ''
             lines.append(
                 f'  {row.figure:{width}}  {row.band:{bands}}  '
-                f'{row.source}{where} ({row.where})'
+                f'{row.source}{where}{variant} ({row.where})'
             )
-            lines += textwrap.wrap(
-                row.note, 100, initial_indent=' ' * 6, subsequent_indent=' ' * 6
-            )
+            for said in (row.note, row.margin and f'margin: {row.margin}'):
+                lines += textwrap.wrap(
+                    said, 100, initial_indent=' ' * 6, subsequent_indent=' ' * 6
+                )
     return lines
 
 
@@ -351,7 +405,7 @@ def _figure_cells(row):
     spread = '' if row.spread is None else f'spread {row.spread * 100:4.1f} %'
     return (
         row.figure,
-        f'{row.reference:g} {row.unit}'.strip(),
+        f'{row.reference:g} {row.unit}'.strip() if row.reference is not None else '',
         row.band,
         row.figure_class,
         spread,
@@ -363,14 +417,26 @@ def summary(table):
     among the compute-bound and 1-rank figures (the target is per kind)."""
     limit = f'±{WIDE * 100:.0f} %'
     refs = [r for r in table if not r.portable]
+    # Grouped in one pass: a scan of every row per kind took minutes on a
+    # file of 40,000 figures, one kind each.
+    by_kind = {}
+    for row in refs:
+        by_kind.setdefault(row.cpu_kind, []).append(row)
     lines = []
-    for kind in sorted({r.cpu_kind for r in refs}):
-        mine = [r for r in refs if r.cpu_kind == kind]
+    for kind, mine in sorted(by_kind.items()):
+        context = sum(r.context for r in mine)
+        mine = [r for r in mine if not r.context]
         named = [r for r in mine if r.figure_class in STEADY_CLASSES]
         memory = [r for r in mine if r.figure_class == 'memory-bound']
         lines.append(
             f'{f"CPU {kind}" if kind else "any CPU"}: {len(mine)} reference '
-            f'figure(s), {sum(r.wide for r in mine)} with a band wider than '
+            f'figure(s)'
+            + (
+                f' and {context} context only (no band: wider than ±100 %)'
+                if context
+                else ''
+            )
+            + f', {sum(r.wide for r in mine)} with a band wider than '
             f'{limit} on its bad side (compute-bound and 1-rank: '
             f'{sum(r.wide for r in named)} of {len(named)}'
             + (

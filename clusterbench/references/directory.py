@@ -18,7 +18,8 @@ import os
 import re
 import sys
 
-from clusterbench.core import paths
+from clusterbench.core import outputpath, paths
+from clusterbench.core.controlchars import escaped
 from clusterbench.core.errors import ClusterbenchError
 
 DEFAULT = 'reference_data'
@@ -44,7 +45,11 @@ def written(option=None):
     """The reference directory a command writes into: as :func:`resolve`,
     but from a wheel the current directory's ``reference_data``, never the
     packaged copy."""
-    return option or os.environ.get(ENV) or paths.written('references')
+    # A path it cannot make (too long, under a file) is one line before
+    # anything is read or run, not a traceback at the first file written.
+    return outputpath.check(
+        option or os.environ.get(ENV) or paths.written('references')
+    )
 
 
 def chosen(option=None):
@@ -55,7 +60,8 @@ def chosen(option=None):
 
 
 def announce(directory, out=None):
-    print(f'references: {directory}', file=out or sys.stdout, flush=True)
+    # A path from the environment or a command line reaches the terminal.
+    print(f'references: {escaped(str(directory))}', file=out or sys.stdout, flush=True)
 
 
 def system_directory(root, system):

@@ -10,11 +10,13 @@ environment, CPU kind), then one line per figure::
         per node)
 
 ``+`` a new reference, ``~`` one that replaces another (shown as old ->
-new), ``=`` one that stays as it is.
+new), ``=`` one that stays as it is. Names and values come from reports:
+their control characters are shown escaped (``\\x1b``), never raw.
 """
 
 import os
 
+from clusterbench.core.controlchars import escaped
 from clusterbench.judging import view
 from clusterbench.references import directory as refdir
 from clusterbench.references import lookup
@@ -75,8 +77,9 @@ def _figure(prop):
     s = prop.samples
     n, sessions = len(s.values), len(s.sessions)
     floor = f'; floor of {prop.kind}' if prop.kind else ''
+    band = f'context only: {prop.context}' if prop.context else _band(prop.entry)
     return (
-        f'{prop.entry[0]:g} {s.unit} {_band(prop.entry)} '
+        f'{prop.entry[0]:g} {s.unit} {band} '
         f'(n={n} in {sessions} session{"s" * (sessions != 1)}, '
         f'spread {view.percent(prop.spread, 1)}{floor})'
     )
@@ -97,12 +100,12 @@ def lines(proposals, directory):
         name = short_name(s)
         if old is None:
             out.append(f'  + {name}: {new}')
-        elif list(old[:3]) == prop.entry[:3]:
+        elif list(old[:3]) == prop.entry[:3] and not prop.context:
             out.append(f'  = {name}: {new}')
         else:
             was = f'{old[0]:g} {s.unit} {_band(list(old[:3]) + [None])}'
             out.append(f'  ~ {name}: {was} -> {new}')
-    return out
+    return [escaped(line) for line in out]
 
 
 def short_lines(proposals):
@@ -116,7 +119,7 @@ def short_lines(proposals):
             heading = here
         sessions = len(prop.samples.sessions)
         out.append(f'  - {short_name(prop.samples)} ({sessions})')
-    return out
+    return [escaped(line) for line in out]
 
 
 def _order(prop):

@@ -9,13 +9,16 @@ stats.session_band): ``max(floor, k * 1.4826 * MAD / |median|)`` of the
 session medians, and at least the reach to the farthest session median plus
 the floor; with one session, the spread of its samples. A share near zero
 (vocabulary.SHARES) gets an absolute floor. Only figures of test cases that
-passed their sanity check count. Nothing is written unless
+passed their sanity check count. A band wider than ±100 % is written into no
+reference file: its figure is context only, kept in the provenance
+(references.widebands). Nothing is written unless
 asked; one update is one transaction over all its files (refstore), updates
 are serialized, and every reference keeps the history of the provenance of
 the ones it replaced and a hash of the entry it describes (refprov).
 """
 
 import datetime
+import glob
 import importlib.metadata
 import os
 import re
@@ -29,7 +32,7 @@ from clusterbench import __version__
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, vocabulary
 from clusterbench.references import directory as refdir
-from clusterbench.references import proposalview, yamlfile
+from clusterbench.references import proposalview, widebands, yamlfile
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import validate as refdata
@@ -57,6 +60,8 @@ class Samples:
     identity: dict = field(default_factory=dict)
     #: session -> the host probes measured before this test's runs in it
     probes: dict = field(default_factory=dict)
+    #: The run reports the samples came from, in the order read.
+    reports: list = field(default_factory=list)
 
 
 def host_probe_of(samples):
@@ -106,6 +111,13 @@ class Proposal:
         lower, upper = band(self.tolerance, self.better)
         return [_round(self.reference), lower, upper, self.samples.unit]
 
+    @property
+    def context(self):
+        """Why this figure is written as context only (its band judges
+        nothing: references.widebands), or ''."""
+        s = self.samples
+        return widebands.too_wide(s.variable, s.unit, self.entry)
+
 
 def _round(value, digits=4):
     return float(f'{value:.{digits}g}')
@@ -129,7 +141,8 @@ def band(tolerance, better=None):
     return lower, upper
 
 
-#: Fewer sessions than this behind a reference: `references update` warns.
+#: Fewer undisturbed sessions than this behind a reference: `baseline` and
+#: `references update` write it only when forced (results.baseline).
 MIN_SESSIONS = 3
 
 
@@ -171,23 +184,6 @@ def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False, floor_for
     return proposals
 
 
-def few_sessions(proposals, minimum=MIN_SESSIONS):
-    """Warnings for each reference (test and key) that fewer than *minimum*
-    sessions back: its tolerance cannot know the spread between sessions."""
-    seen = {}
-    for prop in proposals:
-        s = prop.samples
-        test = proposalview.short_test(s.test, s.index, s.key)
-        where = f'{test} ({proposalview.place(s)})'
-        seen[where] = min(seen.get(where, len(s.sessions)), len(s.sessions))
-    return [
-        f'{where}: {n} session{"s" if n != 1 else ""} '
-        f'(fewer than {minimum}): the tolerance cannot know how much sessions differ'
-        for where, n in sorted(seen.items())
-        if n < minimum
-    ]
-
-
 def _nested_get(tree, keys):
     for key in keys:
         if not isinstance(tree, dict) or key not in tree:
@@ -200,6 +196,24 @@ def _nested_set(tree, keys, value):
     for key in keys[:-1]:
         tree = tree.setdefault(key, {})
     tree[keys[-1]] = value
+
+
+def _nested_pop(tree, keys):
+    """Remove the leaf at *keys* and the levels it leaves empty (a test
+    keeps its ``$index``: the provenance of its context figures reads it)."""
+    path = [tree]  # path[i + 1] is path[i][keys[i]]
+    for key in keys[:-1]:
+        if not isinstance(path[-1], dict) or key not in path[-1]:
+            return
+        path.append(path[-1][key])
+    if not isinstance(path[-1], dict):
+        return
+    path[-1].pop(keys[-1], None)
+    # Up to the levels below the test's (path[1]), each one left empty.
+    for i in range(len(path) - 1, 1, -1):
+        if path[i]:
+            return
+        del path[i - 1][keys[i - 1]]
 
 
 def _load_references(path):
@@ -229,9 +243,7 @@ def repair_first(proposals, directory):
     done = []
     for system in sorted({p.samples.system for p in proposals}):
         folder = refdir.system_directory(directory, system)
-        if os.path.isdir(folder):
-            with refstore.locked(folder):
-                done += refstore.repair(folder)
+        done += refstore.repair_if_interrupted(folder)
     return done
 
 
@@ -299,6 +311,7 @@ def write(proposals, directory, reports, stack=None, results='results', notes=No
     transaction per system directory (see refstore); return the reference
     files written. An earlier interrupted update of a directory is repaired
     first; what that did is appended to *notes*."""
+    refuse_unreadable(proposals)
     by_system = defaultdict(list)
     for prop in proposals:
         by_system[prop.samples.system].append(prop)
@@ -309,6 +322,25 @@ def write(proposals, directory, reports, stack=None, results='results', notes=No
         folder = refdir.system_directory(directory, system)
         written += _write_system(props, folder, report_paths, now, stack, notes)
     return written
+
+
+def refuse_unreadable(proposals):
+    """One line for the first proposal whose entry every reader of the file
+    would refuse (a unit no benchmark records, a control character): an
+    update never writes what makes the next `run` fail. Named by the report
+    it came from, its test and figure."""
+    for prop in proposals:
+        s = prop.samples
+        why = refdata.entry_problem(s.variable, prop.entry)
+        name = str(s.reference_file)
+        if '/' in name or not refstore.STORED.match(name):
+            # It is joined to the directory: `../x` would write outside it.
+            why = f'reference file {name!r}: not a file name (NAME.yaml)'
+        if why:
+            report = s.reports[0] if s.reports else 'the reports'
+            raise ClusterbenchError(
+                f'{report}: {proposalview.short_name(s)}: {why}; nothing was written'
+            )
 
 
 def _write_system(proposals, directory, report_paths, now, stack, notes):
@@ -335,16 +367,21 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
             for prop in props:
                 s = prop.samples
                 refs.setdefault(s.test, {})['$index'] = list(s.index)
-                _nested_set(refs, [s.test, *s.key, s.variable], prop.entry)
+                figure = [s.test, *s.key, s.variable]
+                if prop.context:
+                    _nested_pop(refs, figure)  # a band that judges nothing
+                else:
+                    _nested_set(refs, figure, prop.entry)
                 cases[(s.test, s.key)].append(prop)
             contents[name] = _dump(refs, HEADER)
-            # The hash is taken of the entry as a reader of the file sees it.
+            # The hash is taken of the entry as a reader of the file sees it
+            # (an entry of context figures only is none: {}).
             stored = refprov.leaves(yamlfile.parse(contents[name], path))
             for (test, key), case_props in cases.items():
                 where = refprov.where(key)
                 entries = prov.setdefault(test, {})
                 version = _version(
-                    case_props, stored[(test, where)], sessions, made, stack
+                    case_props, stored.get((test, where), {}), sessions, made, stack
                 )
                 entries[where] = [*refprov.versions(entries.get(where)), version]
             contents[prov_name] = _dump(prov)
@@ -352,6 +389,105 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
         contents[sessions_name] = _dump(sessions)
         refstore.commit(directory, contents)
     return written
+
+
+def demote_wide(directory, write=False):
+    """Lines naming every band of the system directories under the root
+    *directory* that is wider than ±100 % (references.widebands); with
+    *write*, each is taken out of its reference file and kept as context in
+    a new version of its provenance (one transaction per system directory),
+    and a line names each file written. References written before the rule,
+    or shipped, are brought under it so."""
+    lines, written = [], []
+    for system in refdir.systems(directory):
+        folder = os.path.join(directory, system)
+        if write:
+            with refstore.locked(folder):
+                lines += refstore.repair(folder)
+                found, contents = _demoted(folder)
+                if contents:
+                    refstore.commit(folder, contents)
+            written += [os.path.join(folder, n) for n in contents if '/' not in n]
+        else:
+            refstore.refuse_half_applied(folder)
+            found, _ = _demoted(folder)
+        lines += found
+    return lines + [f'wrote {path}' for path in written]
+
+
+def _demoted(folder):
+    """(lines, new contents) of the files of the system directory *folder*
+    without their bands wider than ±100 %."""
+    lines, contents = [], {}
+    sessions_name = os.path.join(PROVENANCE_DIR, refprov.SESSIONS_FILE)
+    sessions = _load_provenance(os.path.join(folder, sessions_name))
+    made = _now().isoformat(timespec='seconds')
+    for path in sorted(glob.glob(os.path.join(folder, '*.yaml'))):
+        name = os.path.basename(path)
+        prov_name = os.path.join(PROVENANCE_DIR, name)
+        refs = _load_references(path)
+        prov = refprov.migrate(
+            _load_provenance(os.path.join(folder, prov_name)), sessions
+        )
+        demoted = {}
+        for test, index, key, leaf in list(refprov.entries(refs)):
+            wide = {
+                var: why
+                for var, entry in leaf.items()
+                if isinstance(entry, list) and len(entry) >= 3
+                for why in [widebands.too_wide(var, refdata.unit_of(entry), entry)]
+                if why
+            }
+            versions = refprov.versions((prov.get(test) or {}).get(refprov.where(key)))
+            if wide and not versions:
+                lines.append(
+                    f'{path}: {test} > {refprov.where(key)}: no provenance: kept'
+                )
+                continue
+            for var, why in wide.items():
+                place = proposalview.place(_Place(os.path.basename(folder), index, key))
+                short = proposalview.short_test(test, index, key)
+                lines.append(f'{short} / {var} ({place}): context only: {why}')
+                demoted.setdefault((test, key), {})[var] = (leaf[var], why)
+            for var in wide:
+                _nested_pop(refs, [test, *key, var])
+        if not demoted:
+            continue
+        contents[name] = _dump(refs, HEADER)
+        stored = refprov.leaves(yamlfile.parse(contents[name], path))
+        for (test, key), figures in demoted.items():
+            where = refprov.where(key)
+            versions = refprov.versions(prov[test][where])
+            last = versions[-1]
+            kept = dict(last.get('figures') or {})
+            for var, (entry, why) in figures.items():
+                kept[var] = {
+                    **(kept.get(var) or {}),
+                    'reference': entry,
+                    refprov.CONTEXT_KEY: why,
+                }
+            leaf = stored.get((test, where), {})
+            version = {
+                **last,
+                refprov.HASH_KEY: refprov.entry_hash(leaf),
+                'made': made,
+                'clusterbench': __version__,
+                'figures': kept,
+            }
+            prov[test][where] = [*versions, version]
+        contents[prov_name] = _dump(prov)
+    if contents:
+        contents[sessions_name] = _dump(sessions)
+    return lines, contents
+
+
+@dataclass
+class _Place:
+    """What proposalview.place reads of a Samples."""
+
+    system: str
+    index: tuple
+    key: tuple
 
 
 def _version(case_props, leaf, sessions, made, stack):
@@ -388,6 +524,7 @@ def _version(case_props, leaf, sessions, made, stack):
                     _round(stats.median(v), 6) for v in p.samples.per_session.values()
                 ],
                 'values': [_round(v, 6) for v in p.samples.values],
+                **({refprov.CONTEXT_KEY: p.context} if p.context else {}),
             }
             for p in case_props
         },

@@ -114,37 +114,36 @@ def _check_tuple(path, node, keys):
                 f"{where}: expected ['$xfail', message, [ref, lower, upper, unit]]"
             )
         entry = entry[2]
+    problem = entry_problem(keys[-1], entry)
+    if problem:
+        raise ReferenceFileError(f'{where}: {problem}')
+
+
+def entry_problem(variable, entry):
+    """'' for a reference entry ``[ref, lower, upper, unit]`` of the figure
+    *variable* that ReFrame reads and a run can judge, else why not (one
+    phrase): what every reader refuses, and so what an update never writes."""
     if not isinstance(entry, list) or len(entry) not in (3, 4):
-        raise ReferenceFileError(
-            f'{where}: expected [reference, lower, upper, unit], got {entry!r}'
-        )
+        return f'expected [reference, lower, upper, unit], got {entry!r}'
     ref, lower, upper = entry[:3]
     if not _is_number(ref):
         hint = ''
         if isinstance(ref, str) and re.fullmatch(r'[-+]?[\d.]+e\d+', ref):
             hint = ' (YAML reads 1.0e6 as text: write 1.0e+6)'
-        raise ReferenceFileError(f'{where}: reference {ref!r} is not a number{hint}')
+        return f'reference {ref!r} is not a number{hint}'
     if not math.isfinite(ref):
-        raise ReferenceFileError(f'{where}: reference {ref!r} is not a finite number')
+        return f'reference {ref!r} is not a finite number'
     # NaN compares false with everything (`nan > 0` is False): only a finite
     # threshold is one; an infinite one is written null.
     if lower is not None and (not _is_finite(lower) or lower > 0):
-        raise ReferenceFileError(
-            f'{where}: lower threshold {lower!r} must be a number <= 0 or null'
-        )
+        return f'lower threshold {lower!r} must be a number <= 0 or null'
     if upper is not None and (not _is_finite(upper) or upper < 0):
-        raise ReferenceFileError(
-            f'{where}: upper threshold {upper!r} must be a number >= 0 or null'
-        )
+        return f'upper threshold {upper!r} must be a number >= 0 or null'
     if len(entry) == 4 and not (isinstance(entry[3], str) and entry[3] in KNOWN_UNITS):
-        raise ReferenceFileError(f'{where}: unknown unit {entry[3]!r}')
+        return f'unknown unit {entry[3]!r}'
     # A figure no benchmark declares is never recorded: its reference never
     # judges anything (a typo, or a unit the check does not record it in).
-    problem = vocabulary.undeclared(
-        str(keys[-1]), entry[3] if len(entry) == 4 else None
-    )
-    if problem:
-        raise ReferenceFileError(f'{where}: {problem}')
+    return vocabulary.undeclared(str(variable), entry[3] if len(entry) == 4 else None)
 
 
 def _is_number(value):

@@ -25,11 +25,11 @@ from clusterbench.report.model import FAILED, MISSING, Section
 #: The next command where a system has no references.
 NEXT_COMMAND = 'clusterbench baseline --system {system}'
 
-#: Verdicts from the worst down: the row's badge is its worst.
+#: Verdicts from the worst down: the row's badge is its worst. Each kind once
+#: (verdict.WORSE is FLAGGED: listed, it made a second verdict_FLAGGED column).
 SEVERITY = (
     FAILED,
     verdict.SLOWER,
-    verdict.WORSE,
     verdict.FLAGGED,
     verdict.INCONCLUSIVE,
     verdict.FASTER,

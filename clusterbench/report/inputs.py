@@ -27,7 +27,9 @@ def load_reports(paths):
         for path in paths:
             if os.path.isdir(path):
                 candidate = os.path.join(path, 'report.json')
-                if not os.path.isfile(candidate):
+                # Anything there is read, or refused by runreport.load in
+                # its line (a FIFO, a device, a directory, a huge file).
+                if not os.path.lexists(candidate):
                     raise ClusterbenchError(f'{path}: directory without report.json')
                 path = candidate
             runs.append(Run(path, runreport.load(path)))

@@ -6,6 +6,9 @@ import datetime
 import json
 import os
 
+from clusterbench.core import inputfile
+from clusterbench.core.errors import ClusterbenchError
+
 
 def node_facts(case):
     """host -> digest of its hardware facts (``node_facts`` of the report, else
@@ -24,10 +27,10 @@ def node_facts(case):
         if not entry.name.endswith('.json'):
             continue
         try:
-            with open(entry.path) as f:
-                data = json.load(f)
+            # A FIFO there would hang the report: regular files only.
+            data = json.loads(inputfile.read_bytes(entry.path))
             found[entry.name[: -len('.json')]] = hwinfo.summary(data)
-        except (OSError, ValueError, AttributeError, TypeError):
+        except (OSError, ValueError, AttributeError, TypeError, ClusterbenchError):
             continue
     return found
 

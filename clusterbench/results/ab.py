@@ -11,16 +11,17 @@ measured again at the end, and with a resolution asked for, blocks go on
 until every figure resolves it (judging.paired.more_blocks).
 """
 
-import json
 import math
 import os
+import re
 import shlex
 import sys
 from dataclasses import asdict, dataclass, field
 
+from clusterbench.core import jsontext
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import paired
-from clusterbench.results import runner, runreport
+from clusterbench.judging import paired, selection
+from clusterbench.results import abplan, runner, runreport
 
 PLAN = 'ab.json'
 
@@ -84,6 +85,7 @@ def run(
     out = out or sys.stdout
     systems = [arm.system for arm in arms.values()]
     runner.check_inputs(config, checks, systems, references)
+    _check_environs(config, arms, extra)
     launch = runner.start(config, arms[paired.A].system, results, references, out, wait)
     prefix, lock = launch.prefix, launch.lock
     plan = {
@@ -92,6 +94,7 @@ def run(
         'repeats': blocks.repeats,
         'max_blocks': blocks.most,
         'resolve': blocks.resolve,
+        'confidence': blocks.confidence,
         'extra': list(extra),
         'arms': {name: asdict(arm) for name, arm in arms.items()},
         'legs': [],
@@ -118,6 +121,29 @@ def run(
         if lock:
             lock.release()
     return prefix
+
+
+def _check_environs(config, arms, extra):
+    """One line, before any leg runs, for an arm whose ``-p`` matches no
+    programming environment of its system: every leg of that arm would run
+    nothing, and the session would judge A against nothing."""
+    for name, arm in arms.items():
+        options = selection.selecting_options([*extra, *arm.args])
+        patterns = [value for option, value in options if option == '-p']
+        partitions = runner._partitions(config, arm.system)
+        environs = sorted({e for p in partitions for e in p.get('environs', [])})
+        if not patterns or not environs:
+            continue  # ReFrame says what it could not load
+        try:
+            matched = [e for e in environs if any(re.match(p, e) for p in patterns)]
+        except re.error as err:
+            raise ClusterbenchError(f'-p: not a regular expression: {err}') from None
+        if not matched:
+            raise ClusterbenchError(
+                f'-p {" -p ".join(patterns)} (arm {name}): no programming '
+                f'environment of {arm.system} matches (it has {", ".join(environs)}); '
+                'no leg ran'
+            )
 
 
 def _say(out, text):
@@ -177,7 +203,7 @@ def _disturbance(report):
 def _save(prefix, plan):
     tmp = os.path.join(prefix, f'.{PLAN}.tmp')
     with open(tmp, 'w') as f:
-        json.dump(plan, f, indent=1)
+        f.write(jsontext.dumps(plan, indent=1))
     os.replace(tmp, os.path.join(prefix, PLAN))
 
 
@@ -185,17 +211,8 @@ def load(prefix):
     """The plan of a stored A/B session, its samples (paired.Sample), the
     legs without a report (left out) and the failed test cases of the legs
     (arm, runreport.Failure; skipped tests are not failures)."""
-    path = os.path.join(prefix, PLAN)
-    try:
-        with open(path) as f:
-            plan = json.load(f)
-        stored = [
-            (leg['arm'], int(leg['block']), leg['report']) for leg in plan['legs']
-        ]
-    except FileNotFoundError:
-        raise ClusterbenchError(f'{path}: no such file (not an A/B session)') from None
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise ClusterbenchError(f'{path}: not an A/B plan ({err})') from None
+    plan = abplan.load(os.path.join(prefix, PLAN))
+    stored = [(leg['arm'], leg['block'], leg['report']) for leg in plan['legs']]
     samples, missing, failed = [], [], []
     for arm, block, report in stored:
         report = os.path.join(prefix, report)
@@ -210,6 +227,45 @@ def load(prefix):
             for f in figures
         ]
     return plan, samples, missing, failed
+
+
+def interrupted(plan, samples):
+    """How far a stored session got when it ended before its plan did:
+    '3 of 8 planned blocks ran', with the blocks begun and not ended and the
+    figures not resolved yet; '' for a session that ran its plan. Read from
+    the plan as the loop of run() decides (Blocks.due), so that a session
+    stopped by kill, a lost node or Ctrl-C says so when judged again."""
+    legs = {}
+    for leg in plan['legs']:
+        legs.setdefault(leg['block'], []).append(leg['arm'])
+    disturbed = {s.block for s in samples if s.disturbed}
+    blocks = Blocks(
+        plan['repeats'],
+        plan.get('max_blocks'),
+        plan.get('resolve'),
+        plan.get('confidence') or paired.CONFIDENCE,
+        run=len(legs),
+        disturbed=len(disturbed & set(legs)),
+    )
+    if blocks.resolve and blocks.run - blocks.disturbed >= blocks.repeats:
+        blocks.wide = paired.unresolved(
+            paired.judge(samples, blocks.confidence), blocks.resolve
+        )
+    begun = {b: arms for b, arms in legs.items() if len(arms) < len(paired.BLOCK_ORDER)}
+    if not begun and not blocks.due():
+        return ''
+    ended = blocks.run - len(begun)
+    text = f'{ended} of {blocks.repeats} planned blocks ran'
+    if blocks.disturbed:
+        text += f' ({blocks.disturbed} with a DISTURBED leg)'
+    for block, arms in sorted(begun.items()):
+        text += (
+            f', and {len(arms)} of the {len(paired.BLOCK_ORDER)} legs of '
+            f'block {block + 1}'
+        )
+    if blocks.wide:
+        text += f', {_unresolved(blocks)}'
+    return text
 
 
 def _one_configuration(figures, report):

@@ -9,9 +9,12 @@ ran last runs first next time). Sessions recorded earlier count too
 (``--from``). DISTURBED samples are left out and named (judging.disturbed),
 the proposal's tolerances have the floor of their kind of figure
 (references.floors), and fewer than :data:`MIN_SESSIONS` undisturbed
-sessions behind any figure write nothing unless forced.
+sessions behind any figure write nothing unless forced. `references update`
+follows the same rule (:func:`shortfall`, :func:`floor_when_short`).
 """
 
+import hashlib
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -51,19 +54,32 @@ def record(rounds, spacing_minutes, run_one, say=print, sleep=time.sleep):
 
 def reports_of(paths):
     """(report paths, lines) of the run reports or session directories
-    *paths*: one report per session (a session given twice counts once)."""
+    *paths*: one report per session (a session given twice counts once).
+
+    A session is its uuid; a report without one (older ReFrame, or edited)
+    is its test cases: copies of one report are one session, or three
+    copies would pass as the three sessions a baseline needs."""
     found, seen, notes = [], {}, []
     for path in paths:
         report = replay.find_report(path)
-        uuid = runreport.load(report)['session_info'].get('uuid') or os.path.realpath(
-            report
-        )
-        if uuid in seen:
-            notes.append(f'{report}: the same session as {seen[uuid]}: counted once')
+        data = runreport.load(report)
+        uuid = data['session_info'].get('uuid')
+        session = uuid or ('cases', _cases_hash(data))
+        if session in seen:
+            why = 'the same session as' if uuid else 'the same test cases as'
+            also = '' if uuid else ' (no session uuid)'
+            notes.append(f'{report}: {why} {seen[session]}{also}: counted once')
             continue
-        seen[uuid] = report
+        seen[session] = report
         found.append(report)
     return found, notes
+
+
+def _cases_hash(data):
+    """A hash of the test cases of a run report, whatever their order of keys."""
+    cases = [case for run in data['runs'] for case in run.get('testcases', [])]
+    text = json.dumps(cases, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
@@ -117,24 +133,47 @@ def propose(reports, k=3.0, one_sided=False):
     return Baseline(reports, proposals, left_out)
 
 
-def refusal(baseline, system, minimum=MIN_SESSIONS):
-    """'' when every figure has *minimum* undisturbed sessions, else the one
-    line that says how many there are and how to proceed."""
+def floor_when_short(group, minimum=MIN_SESSIONS):
+    """``(floor, kind)`` of a group of samples (references.update.propose's
+    *floor_for*) when a figure's floor is not its kind's for all: its kind's
+    (references.floors), as a baseline gives every figure, when fewer than
+    *minimum* sessions back it (a band from one session cannot know how much
+    sessions differ); else none, and the floor asked for stands."""
+    if len(group.sessions) < minimum:
+        return floors.floor_for(group)
+    return 0.0, ''
+
+
+def shortfall(baseline, minimum=MIN_SESSIONS):
+    """'' when every figure has *minimum* undisturbed sessions, else how
+    many figures have fewer, the fewest (and a figure with so few), and the
+    DISTURBED samples left out: the rule of `baseline` and of `references
+    update`, which each say how to proceed."""
     short = baseline.short(minimum)
     if not short:
         return ''
     fewest = min(len(p.samples.sessions) for p in short)
     example = next(p for p in short if len(p.samples.sessions) == fewest)
     have = len(baseline.sessions)
-    dirs = ' '.join(sorted({os.path.dirname(r) or '.' for r in baseline.reports}))
     what = (
         f'{len(short)} of {len(baseline.proposals)} figures have fewer than '
         f'{minimum} undisturbed sessions (fewest {fewest}: '
         f'{proposalview.short_name(example.samples)}; {have} in all)'
     )
     left = f' ({baseline.left_out.samples} DISTURBED samples left out)'
+    return what + (left if baseline.left_out else '')
+
+
+def refusal(baseline, system, minimum=MIN_SESSIONS):
+    """'' when every figure has *minimum* undisturbed sessions, else the one
+    line that says how many there are and how to proceed."""
+    what = shortfall(baseline, minimum)
+    if not what:
+        return ''
+    fewest = min(len(p.samples.sessions) for p in baseline.short(minimum))
+    dirs = ' '.join(sorted({os.path.dirname(r) or '.' for r in baseline.reports}))
     return (
-        f'baseline: {what}{left if baseline.left_out else ""}; {minimum} are '
+        f'baseline: {what}; {minimum} are '
         f'needed: record more with `clusterbench baseline --system {system} '
         f'--sessions {minimum - fewest} --from {dirs}`, write the others alone '
         f'with --complete-only, or write these too with --force'

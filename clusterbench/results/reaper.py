@@ -15,7 +15,10 @@ the last of them is gone.
 A dying parent sends SIGTERM (``PR_SET_DEATHSIG``): `clusterbench run` to
 the keeper, however it dies (``kill -9`` included), and the keeper to
 ReFrame. The keeper passes SIGTERM and SIGHUP on to ReFrame, which then
-cancels its jobs and stops.
+cancels its jobs and stops; a ReFrame that has not ended REFRAME_GRACE
+seconds later is killed (SIGKILL): one stuck where a signal cannot reach it
+(a perflog post to a server that never answers ignores the SIGTERM) would
+otherwise hold the node lock for ever.
 
 It runs as a script (``python -I reaper.py reframe ...``): it imports the
 standard library only.
@@ -34,6 +37,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 #: Seconds a leftover process has between SIGTERM and SIGKILL.
 GRACE = 5.0
+#: Seconds ReFrame has, after the SIGTERM or SIGHUP passed on to it, to cancel
+#: its jobs and end before it is killed.
+REFRAME_GRACE = 60.0
 
 
 def _prctl():
@@ -77,6 +83,7 @@ def keep(argv):
     def forward(signum, _frame):
         if child:
             _send(child[0], signum)
+            _kill_unless_ended(child[0], child[1])
         else:
             pending.append(signum)
 
@@ -86,10 +93,12 @@ def keep(argv):
     # which ReFrame would inherit.
     signal.signal(signal.SIGINT, lambda *_: None)
     proc = subprocess.Popen(argv, close_fds=False, preexec_fn=dies_with_parent())
-    child.append(proc.pid)
+    child += [proc.pid, _pidfd(proc.pid)]
     for signum in pending:
         _send(proc.pid, signum)
+        _kill_unless_ended(*child)
     status = _wait_for(proc.pid)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here
     ended = end_leftovers()
     if ended:
@@ -98,6 +107,38 @@ def keep(argv):
             f'running: {", ".join(ended)}'
         )
     return status
+
+
+def _pidfd(pid):
+    """A descriptor of process *pid* (None where the kernel has none): a
+    signal sent through it never reaches another process given its pid."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _kill_unless_ended(pid, pidfd, grace=REFRAME_GRACE):
+    """Kill ReFrame (*pid*) if it has not ended *grace* seconds from now (the
+    first call counts)."""
+    if signal.getitimer(signal.ITIMER_REAL)[0]:
+        return
+
+    def kill(_signum, _frame):
+        _say(
+            f'clusterbench: ReFrame (pid {pid}) had not ended {grace:g} s after '
+            'SIGTERM: killed'
+        )
+        try:
+            if pidfd is None:
+                os.kill(pid, signal.SIGKILL)
+            else:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    signal.signal(signal.SIGALRM, kill)
+    signal.setitimer(signal.ITIMER_REAL, grace)
 
 
 def _wait_for(pid):

@@ -28,6 +28,10 @@ _NOT_LOADED = re.compile(
 _PLACE = re.compile(r'^\| (\S+:\d+)$')
 _STOPPED = re.compile(r'^ERROR: run session stopped: (.*)$')
 _NOT_STORED = re.compile(r'^WARNING: failed to store results in the database: (.*)$')
+#: clusterbench.site.httpperflog's warning, through ReFrame's.
+_NOT_SENT = re.compile(
+    r'^WARNING: could not log performance data for .*?: (perflogs: not sent .*)$'
+)
 NO_SPACE = 'No space left on device'
 
 
@@ -43,6 +47,8 @@ class Outcome:
     #: Why ReFrame could not store the session in its results database (the
     #: history), if it could not: it only warns.
     not_stored: str = ''
+    #: Why the perflogs did not reach a site's time-series store, if so.
+    not_sent: str = ''
     _follows_warning: bool = False
 
     def read(self, line):
@@ -63,6 +69,9 @@ class Outcome:
         found = _NOT_STORED.match(line)
         if found:
             self.not_stored = found.group(1)
+        found = _NOT_SENT.match(line)
+        if found and not self.not_sent:
+            self.not_sent = found.group(1)
         if NO_SPACE in line:
             self.no_space.append(line)
 

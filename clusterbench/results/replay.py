@@ -11,12 +11,13 @@ only files inside the session directory are read.
 
 import os
 
+from clusterbench.core import inputfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.parsers import cgsolver, hpcc
 from clusterbench.references import lookup as reflookup
-from clusterbench.results import guide, portable, runreport
-from clusterbench.results.runreport import Failure, Figure
+from clusterbench.results import guide, portable, retries, runreport
+from clusterbench.results.runreport import Failure, Figure, Origin
 
 #: The checks whose stored outputs can be verified again: class name -> the
 #: parser module (``replay_file(case)`` names the benchmark's output file,
@@ -28,10 +29,13 @@ PARSERS = {
 
 
 def find_report(path):
-    if os.path.isfile(path):
+    """The report of *path*, a report or a session directory. Anything there
+    that is not a directory is the report, for runreport.load to read or to
+    refuse in its line (a FIFO, a device, a file too big)."""
+    if not os.path.isdir(path) and os.path.lexists(path):
         return path
     candidate = os.path.join(path, 'report.json')
-    if os.path.isfile(candidate):
+    if os.path.lexists(candidate):
         return candidate
     raise ClusterbenchError(
         f'{path}: no report.json (give a session directory of results/ or a '
@@ -82,8 +86,10 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
     figures, failures, cache = [], [], {}
     cases = runreport.cases(data, report)
     index = runreport.case_index(cases)
+    # A failed attempt that a retry (--max-retries) replaced is not replayed.
+    tries = retries.attempts(data)
     for case in cases:
-        if case.get('fixture'):
+        if case.get('fixture') or retries.superseded(tries, case):
             continue
         ident = (case['name'], case['system'], case['partition'], case['environ'])
         check = case['name'].split()[0]
@@ -110,11 +116,17 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
             continue
         output = os.path.join(directory, parser.replay_file(case))
         try:
-            with open(output) as f:
-                found = parser.replay(f.read(), case, output)
+            # A FIFO or a device there must not hang the replay, nor
+            # /dev/zero fill the memory: the reader refuses them.
+            text = inputfile.read_bytes(output).decode(errors='replace')
         except OSError as err:
             failures.append(Failure(*ident, 'replay', f'{output}: {err.strerror}'))
             continue
+        except ClusterbenchError as err:
+            failures.append(Failure(*ident, 'replay', str(err)))
+            continue
+        try:
+            found = parser.replay(text, case, output)
         except ClusterbenchError as err:
             failures.append(Failure(*ident, 'sanity', str(err)))
             continue
@@ -134,6 +146,9 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
                     *(ref[:3] if ref else (None, None, None)),
                     None,
                     disturbed=case.get('disturbed') or None,
+                    origin=retries.noted(Origin(), tries, case)
+                    if id(case) in tries
+                    else None,
                 )
             )
     if not figures and not failures:

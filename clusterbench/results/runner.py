@@ -12,7 +12,7 @@ import shlex
 import sys
 import time
 
-from clusterbench.core import scriptnames
+from clusterbench.core import outputpath, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
 from clusterbench.noisyhost import confirm, switch
@@ -42,6 +42,7 @@ def results_root(results):
     with their real paths: under a symlink every test fails in cleanup
     ("... are the same file"). Checked before anything runs.
     """
+    outputpath.check(results)  # too long, or under a file
     real = os.path.realpath(results)
     existing = real
     while not os.path.lexists(existing):
@@ -344,8 +345,18 @@ def run(
         notes=[
             *plausibility.lines(reports),
             *guide.lines(judged, runreport.cases(data, report), references),
+            *_not_sent(ran),
         ],
     )
+
+
+def _not_sent(ran):
+    """The line saying the site's time-series store missed the session (the
+    figures are judged and kept here all the same: report, database and
+    perflog files)."""
+    if not ran.not_sent:
+        return []
+    return [f'{ran.not_sent}: the time-series store missed this session']
 
 
 def _reframe(argv, out, env, lock):

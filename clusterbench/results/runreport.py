@@ -6,8 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from clusterbench.core import controlchars, inputfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
+from clusterbench.results import retries
 from clusterbench.results.reportschema import (  # noqa: F401 - its readers' names
     _TOO_DEEP,
     MAX_DEPTH,
@@ -39,6 +41,9 @@ class Origin:
     #: The nodes the test case asked for (ReFrame's num_nodes), else as many
     #: as it ran on: the same test at 1 and 2 nodes measures two things.
     num_nodes: int = 0
+    #: What the first attempt of a test case that passed in a retry
+    #: (--max-retries) ended as: ``TIMEOUT``, ``FAILED (sanity)``.
+    retried_after: str = ''
 
 
 @dataclass(frozen=True)
@@ -83,8 +88,9 @@ class Failure:
 def load(path):
     """Parse a ReFrame JSON report; one-line errors name the file."""
     try:
-        with open(path) as report:
-            data = json.load(report, object_pairs_hook=_unique_keys)
+        # A regular file of a bounded size: a FIFO or /dev/zero is one line.
+        text = inputfile.read_text(path)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except _DuplicateKey as err:
         raise ClusterbenchError(
             f'{path}: not a JSON report: duplicate key {_short(str(err))}'
@@ -102,6 +108,7 @@ def load(path):
         # any nesting deeper than MAX_DEPTH.
         raise ClusterbenchError(f'{path}: {_TOO_DEEP}') from None
     validate(data, path)
+    _one_session(data, path)
     return data
 
 
@@ -120,6 +127,41 @@ def _unique_keys(pairs):
                 raise _DuplicateKey(key)
             seen.add(key)
     return data
+
+
+def _one_session(data, path):
+    """Refuse a test case given twice in one run of the report: ReFrame
+    writes each once (a retry or --reruns is another run, of another
+    run_index; --repeat gives each repetition its own display and unique
+    name), and copies would be samples outvoting the real one."""
+    seen = {}
+    for r, run in enumerate(data['runs']):
+        index = run.get('run_index')
+        for c, case in enumerate(run['testcases']):
+            run_index = case.get('run_index')
+            if not isinstance(run_index, int):
+                run_index = index if isinstance(index, int) else r
+            key = (
+                case['display_name'],
+                case['system'],
+                case['partition'],
+                case['environ'],
+                run_index,
+                case.get('name'),
+                case.get('unique_name'),
+            )
+            where = f'runs[{r}].testcases[{c}]'
+            first = seen.setdefault(key, where)
+            if first != where:
+                name, system, partition, environ = map(
+                    controlchars.escaped,
+                    (case['display_name'], *key[1:4]),
+                )
+                raise ClusterbenchError(
+                    f'{path}: {where}: {name} on {system}:{partition} with '
+                    f'{environ} (run {run_index}) appears twice (also {first}); '
+                    f'one ReFrame session runs a test case once'
+                )
 
 
 def require_cases(data, path):
@@ -154,8 +196,10 @@ def extract(data, path):
     figures, failures = [], []
     found = cases(data, path)
     index = case_index(found)
+    # A failed attempt that a retry (--max-retries) replaced is no result.
+    tries = retries.attempts(data)
     for case in found:
-        if case.get('fixture'):
+        if case.get('fixture') or retries.superseded(tries, case):
             continue
         # "name" is the test with its parameters, without a --repeat suffix.
         ident = (case['name'], case['system'], case['partition'], case['environ'])
@@ -166,12 +210,14 @@ def extract(data, path):
             # A skip is a stated reason (no NPB tree, no Spack), not a failure.
             # ReFrame's report drops the skip message; our checks keep it. A
             # test skipped for its fixture's sake takes the fixture's reason.
+            phase, reason = not_run(case, index)
+            reason = retries.of_attempts(reason, tries, case)
             failures.append(
-                Failure(*ident, *not_run(case, index), run_index, origin_of(data, case))
+                Failure(*ident, phase, reason, run_index, origin_of(data, case))
             )
             continue
         if case.get('result') not in ('pass', 'xfail') and phase != 'performance':
-            reason = _failure_reason(case)
+            reason = retries.of_attempts(_failure_reason(case), tries, case)
             failures.append(
                 Failure(
                     *ident, phase or 'unknown', reason, run_index, origin_of(data, case)
@@ -179,7 +225,7 @@ def extract(data, path):
             )
             continue
         disturbed = case.get('disturbed') or None
-        origin = origin_of(data, case)
+        origin = retries.noted(origin_of(data, case), tries, case)
         for key, values in (case.get('perfvalues') or {}).items():
             # A figure without a value is missing, never zero.
             if values[0] is not None:

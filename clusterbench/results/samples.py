@@ -68,6 +68,8 @@ def collect(report_paths, left_out=None):
                             unit or '',
                         )
                     group.values.append(float(value))
+                    if path not in group.reports:
+                        group.reports.append(path)
                     group.sessions.add(session)
                     group.per_session.setdefault(session, []).append(float(value))
                     group.nodes.update(case.get('job_nodelist') or [])

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.machine import softfacts
 
 
@@ -67,6 +68,31 @@ def parse_records(text):
     return records
 
 
+#: What scontrol prints, exit 0, where there is nothing to show.
+_NOTHING = re.compile(r'No (partitions|nodes) in the system')
+
+
+def _records(text, command, key):
+    """parse_records(*text*), each of which must have *key*: a record without
+    it (output cut short, ``PartitionNa``) is one line naming *command* and
+    the record, not a partition or node quietly lost."""
+    records = []
+    lines = [line for line in text.splitlines() if line.strip()]
+    for number, line in enumerate(lines, start=1):
+        if _NOTHING.match(line.strip()):
+            continue
+        record = parse_records(line)[0]
+        if not record.get(key):
+            shown = line.strip()
+            shown = shown if len(shown) <= 80 else shown[:77] + '...'
+            raise ClusterbenchError(
+                f'{command}: record {number} has no {key} (output cut short?): '
+                f'{shown!r}'
+            )
+        records.append(record)
+    return records
+
+
 def _none(value):
     return value in (None, '', '(null)', 'N/A', 'none')
 
@@ -112,7 +138,12 @@ def _common(nodes, key, what):
 
 
 def _int(value):
-    return value if isinstance(value, Todo) else int(value)
+    if isinstance(value, Todo):
+        return value
+    try:
+        return int(value)
+    except ValueError:  # a value cut short, or not Slurm's
+        return Todo(f'Slurm reports {value!r}, not a number')
 
 
 def slurm_partitions(env=None):
@@ -120,11 +151,13 @@ def slurm_partitions(env=None):
     code, out, err = command(['scontrol', 'show', 'partition', '-o'], env=env)
     if code != 0:
         return Todo(f'scontrol show partition failed: {said(out, err)}')
-    parts = parse_records(out)
+    parts = _records(out, 'scontrol show partition', 'PartitionName')
     code, out, err = command(['scontrol', 'show', 'node', '-o'], env=env)
     if code != 0:
         return Todo(f'scontrol show node failed: {said(out, err)}')
-    nodes = {rec['NodeName']: rec for rec in parse_records(out) if 'NodeName' in rec}
+    nodes = {
+        rec['NodeName']: rec for rec in _records(out, 'scontrol show node', 'NodeName')
+    }
     result = []
     for rec in parts:
         names = (

@@ -19,7 +19,7 @@ import socket
 import sys
 import textwrap
 
-from clusterbench.core import scriptnames
+from clusterbench.core import outputpath, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.site import nodeprobe, sitefacts, spackskeleton
 from clusterbench.site.sitefacts import Todo
@@ -34,6 +34,10 @@ VALIDATION = [
     # builds can hang in MPI_Finalize, see box.py); it fails, not waits 30 min.
     '-S',
     'time_limit=5m',
+    # One more attempt of a job that failed: a hang in MPI_Finalize is
+    # sporadic, a broken configuration fails both (and says so).
+    '--max-retries',
+    '1',
 ]
 
 
@@ -320,6 +324,19 @@ def check_names(partitions, environs, plugins):
         scriptnames.check('option', plugin, 'srun --mpi=list')
 
 
+#: How many names a line lists before it counts the rest.
+LISTED = 10
+
+
+def listed(names, most=LISTED):
+    """*names* joined, the first *most* of them and then how many more: the
+    partitions of a big cluster are no line to read."""
+    names = list(names)
+    if len(names) <= most:
+        return ', '.join(names)
+    return f'{", ".join(names[:most])}, ... and {len(names) - most:,} more'
+
+
 def _plugin(env, plugins):
     if isinstance(env.mpi, Todo):
         return env.mpi
@@ -365,6 +382,7 @@ def init(args, out=sys.stdout):
     envs_dir = os.path.join(root, 'spack_envs')
     system_envs = os.path.join(envs_dir, args.system)
     for path in (config_path, system_envs):
+        outputpath.check(path)  # too long, or under a file: before any command
         if os.path.exists(path) and not args.force:
             raise ClusterbenchError(f'{path}: exists; not overwritten (use --force)')
     partitions = sitefacts.slurm_partitions()
@@ -378,8 +396,10 @@ def init(args, out=sys.stdout):
     plugins = sitefacts.mpi_plugins()
     # Before anything runs (srun --partition=) or is written.
     check_names(partitions, environs, plugins)
+    for part in partitions:
+        outputpath.check(os.path.join(system_envs, part.name, 'spack.yaml'))
     print(
-        f'{len(partitions)} partition(s): {", ".join(p.name for p in partitions)}',
+        f'{len(partitions):,} partition(s): {listed(p.name for p in partitions)}',
         file=out,
     )
     print(f'environments: {", ".join(e.name for e in environs) or "none"}', file=out)

@@ -15,11 +15,14 @@ breaks its thresholds (``clusterbench.noisyhost.conditions.DEFAULTS``) is
 *disturbed*: ``disturbed`` names
 what it broke (a host probe worse than in the sessions of the test's
 references by more than ``max_host_drift`` counts: the host changed), its
-figures are recorded but not judged (the check drops its references, so
+figures are recorded but not judged (the check drops their references, so
 plain ReFrame does not judge them either), and ``clusterbench`` shows
 ``DISTURBED (...)`` instead of a verdict and never takes its figures into a
-reference. With the profile off the host probe does not run, nothing is
-judged, and the cheap conditions are kept as facts (noisyhost says why).
+reference. A figure beyond its band by more than the disturbance explains
+(:func:`clusterbench.judging.disturbed.beyond`: twice the loss measured)
+keeps its reference and is judged all the same. With the profile off the
+host probe does not run, nothing is judged, and the cheap conditions are
+kept as facts (noisyhost says why).
 """
 
 import os
@@ -167,9 +170,33 @@ class RunConditions(rfm.RegressionTestPlugin):
 
     @run_before('performance', always_last=True)
     def _do_not_judge_a_disturbed_run(self):
-        if self.disturbed:
-            getlogger().warning(
-                f'{self.display_name}: DISTURBED ({self.disturbed}): its figures '
-                'are recorded but not judged'
+        if not self.disturbed:
+            return
+        kept = self._beyond_the_disturbance()
+        judged = f', except {", ".join(kept)}: beyond what it explains' if kept else ''
+        getlogger().warning(
+            f'{self.display_name}: DISTURBED ({self.disturbed}): its figures '
+            f'are recorded but not judged{judged}'
+        )
+        self.reference = {self.current_partition.fullname: kept} if kept else {}
+
+    def _beyond_the_disturbance(self):
+        """{figure: its reference} of the figures beyond their band by more
+        than the disturbance explains (judging.disturbed.beyond): their
+        references stay, so that ReFrame and clusterbench judge them."""
+        # ReFrame's own lookup of the partition's references ($index too).
+        reference = self._resolve_reference()
+        where = self.current_partition.fullname
+        kept = {}
+        for name, expr in self.perf_variables.items():
+            try:
+                ref = tuple(reference[f'{where}:{name}'])
+                value = expr.evaluate()
+            except (KeyError, TypeError):
+                continue  # no reference, or an expected failure's
+            found = verdict.of_test_case(
+                {name: [value, *ref[:3], expr.unit, None]}, self.disturbed
             )
-            self.reference = {}
+            if found is not None and found.kind.fails_run:
+                kept[name] = ref
+        return kept
