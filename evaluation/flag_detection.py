@@ -112,6 +112,8 @@ def recorded(directory):
     for refdir in sorted(glob.glob(os.path.join(directory, '*', ''))):
         for _, test, where, entry in refprov.in_use(refdir):
             for name, fig in refprov.figures(entry).items():
+                if fig.get('context_only'):
+                    continue  # kept as context, never judged (too wide a band)
                 values = fig.get('values') or []
                 ref, lower, upper, unit = fig['reference']
                 if len(values) >= 3 and name != 'iterations':

@@ -279,7 +279,7 @@ def test_50_the_issues_journal_through_the_commands_that_roll_forward(
         result = clusterbench(*args, *reports)
     else:
         result = clusterbench(
-            'references', 'update', '--from', reports[0], '--references', refs,
+            'references', 'update', '--from', *reports, '--references', refs,
             '--write',
         )  # fmt: skip
     one_error(result, line)
@@ -338,9 +338,11 @@ def test_51_update_write_refuses_a_unit_the_validator_refuses(tmp_path, unit):
     case['perfvalues'][key][4] = unit
     report.write_text(json.dumps(data))
     before = tree(tmp_path)
+    # One session: forced, so that the unit is what is refused.
     result = clusterbench(
-        'references', 'update', '--from', report, '--references', refs, '--write'
-    )
+        'references', 'update', '--from', report, '--references', refs, '--write',
+        '--force',
+    )  # fmt: skip
     one_error(
         result,
         f'{report}: HPCCCheck hpl_order=10368 / hpl: unknown unit {unit!r}; '
@@ -394,7 +396,7 @@ def test_52_a_read_only_reference_directory(read_only_refs, tmp_path, command):
         result = clusterbench('references', 'repair', '--references', refs)
     else:
         result = clusterbench(
-            'references', 'update', '--from', reports[0], '--references', refs,
+            'references', 'update', '--from', *reports, '--references', refs,
             '--write',
         )  # fmt: skip
     remount('rw')

@@ -27,6 +27,8 @@ from conftest import PROJECT
 from rfm import tool
 from test_bad_inputs_site import fake_cluster
 
+from clusterbench.results import retries
+
 pytestmark = pytest.mark.integration
 
 CHECKS = 'tests/data/retried_check'
@@ -95,6 +97,7 @@ def test_70_a_passing_retry_replaces_its_failed_attempt(tmp_path, how, first):
     assert machine.returncode == 0, machine.stderr
     (record,) = json.loads(machine.stdout)
     assert (record['verdict']['kind'], record['n']) == ('pass', 1)
+    assert record['retried_after'] == first
     junit = compare('--format', 'junit', report)
     assert junit.returncode == 0 and '<failure' not in junit.stdout
     assert hashes(store.refs, store.results) == stored
@@ -128,6 +131,23 @@ def test_70_a_rerun_is_a_sample_not_a_retry(tmp_path):
         in output.splitlines()
     )
     assert '\n1 pass, 0 no reference, 1 FAILED\n' in output + '\n'
+    store.assert_kept(new_session=True)
+
+
+def test_70_reruns_after_a_retry_are_samples(tmp_path):
+    """ReFrame retries first, then reruns every test: the failed attempt is
+    replaced, the retry and the rerun are two samples."""
+    store = Store(tmp_path)
+    code, output = flaky(store, '--max-retries', '1', '--reruns', '1')
+    assert 'Traceback' not in output
+    assert attempts(store) == 3, output
+    assert code == 0, output
+    assert rows(output) == ['pass (retried after FAILED (sanity))'], output
+    (report,) = json.loads(
+        compare('--format', 'json', the_report(store)).stdout
+    )  # fmt: skip
+    assert report['n'] == 2
+    assert 'Failures:' not in output
     store.assert_kept(new_session=True)
 
 
@@ -224,3 +244,24 @@ def test_70_replay_takes_the_retry_that_passed(tmp_path, fixtures_dir):
     assert verdicts['hpl'] == 'no reference (retried after TIMEOUT)'
     assert not [v for v in verdicts.values() if v.startswith('FAILED')], verdicts
     assert hashes(directory, refs) == before
+
+
+@pytest.mark.parametrize(
+    'cmdline, expected',
+    [
+        ('reframe -c x --max-retries 2 -r', 2),
+        ('reframe -c x --max-retries=1 -r', 1),
+        ('reframe -c x --max-r 3 -r', 3),  # argparse takes a unique prefix
+        ('reframe -c x --max-retries 1 --max-retries 0 -r', 0),
+        ('reframe -c x --reruns 2 -r', 0),
+        ('reframe -c x --maxfail 2 -r', 0),
+        ('reframe -c x -- --max-retries 2', 0),
+        ('reframe -c x --max-retries', 0),
+        ('reframe -c x --max-retries 99999999999 -r', 1000),
+        ("reframe -c 'x --max-retries 2", 0),  # not a shell line
+        (None, 0),
+        (['--max-retries', '1'], 0),
+    ],
+)
+def test_70_the_retries_are_read_from_the_command_line(cmdline, expected):
+    assert retries.max_retries({'cmdline': cmdline}) == expected

@@ -42,9 +42,11 @@ def verdicts(stdout):
 def test_update_then_replay_passes_and_tolerance_change_flags(session, tmp_path):
     refs = tmp_path / 'refs'
     report = str(session / 'report.json')
+    # One session: written only when forced (tests/test_rule_of_three.py).
     upd = clusterbench(
-        'references', 'update', '--from', report, '--directory', str(refs), '--write'
-    )
+        'references', 'update', '--from', report, '--directory', str(refs), '--write',
+        '--force',
+    )  # fmt: skip
     assert upd.returncode == 0, upd.stderr
     replayed = clusterbench('replay', str(session), '--references', str(refs), '-v')
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr

@@ -176,8 +176,13 @@ def test_a_toy_problem_yields_no_portable_figure(fixtures_dir):
         if case['name'] == 'HPCCCheck':
             case['hpl_problem']['n'] = 960
     found = verdicts(data)
-    # HPCC's are gone, and with its triad the CG solver's.
-    assert found == {}
+    # HPCC's are gone, and with its triad the CG solver's; its recorded
+    # portable figure says why it has no verdict.
+    assert found == {
+        ('HPCCCheck', 'gnu-openmpi', 'hpl_dgemm_efficiency'): verdict.Verdict(
+            verdict.NO_REFERENCE, 'N=960: portable figures need N >= 8000'
+        )
+    }
 
 
 def test_a_partition_can_declare_its_own_band_and_its_peak(fixtures_dir):

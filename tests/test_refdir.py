@@ -93,6 +93,7 @@ def test_report_paths_are_stored_relative_to_the_results_root(tmp_path):
         '--results',
         str(results),
         '--write',
+        '--force',  # one session (tests/test_rule_of_three.py)
     )
     assert done.returncode == 0, done.stderr
     prov = yaml.safe_load((refs / 'local' / 'provenance' / 'x.yaml').read_text())

@@ -86,7 +86,10 @@ def test_check_and_repair_work_per_system_directory(tmp_path):
         case('local', 'default', 10.0),
         case('box', 'compute', 20.0),
     )
-    made = references('update', '--from', both, '--references', str(root), '--write')
+    # One session each: written only when forced (tests/test_rule_of_three.py).
+    made = references(
+        'update', '--from', both, '--references', str(root), '--write', '--force'
+    )
     assert made.returncode == 0, made.stderr
     checked = references('check', str(root), *SITE_OPTIONS)
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -104,14 +107,14 @@ def test_check_and_repair_work_per_system_directory(tmp_path):
     shutil.copytree(root, tmp_path / 'dry')
     traced = references(
         'update', '--from', box_only, '--references', str(tmp_path / 'dry'),
-        '--write', hook=f'trace:{trace}', directory=tmp_path / 'dry',
+        '--write', '--force', hook=f'trace:{trace}', directory=tmp_path / 'dry',
     )  # fmt: skip
     assert traced.returncode == 0, traced.stderr
     events = fsfaults.read_trace(trace)
     commit = fsfaults.commit_point(events, f'box/{refstore.JOURNAL}')
     killed = references(
         'update', '--from', box_only, '--references', str(root), '--write',
-        hook=f'kill:{commit}', directory=root,
+        '--force', hook=f'kill:{commit}', directory=root,
     )  # fmt: skip
     assert killed.returncode == -9, killed.stderr
     # The journal is in box's directory, and check names it there only.
@@ -146,7 +149,7 @@ def test_an_entry_in_another_systems_directory_is_stale(tmp_path):
     root = tmp_path / 'refs'
     made = references(
         'update', '--from', report(tmp_path / 'r.json', case('local', 'default', 1.0)),
-        '--references', str(root), '--write',
+        '--references', str(root), '--write', '--force',
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     # A reference copied by hand into another system's directory, with its
@@ -266,7 +269,7 @@ def test_retired_references_stay_whole_and_out_of_use(tmp_path):
     }
     made = references(
         'update', '--from', report(tmp_path / 'npb.json', npb),
-        '--references', str(root), '--write',
+        '--references', str(root), '--write', '--force',
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     after = yaml.safe_load(prov_path.read_text())

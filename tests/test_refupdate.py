@@ -75,15 +75,16 @@ def test_a_spread_wider_than_the_value_stops_the_band_at_zero(tmp_path):
 
 
 def test_unverified_cases_are_never_samples(tmp_path):
-    path = report(
-        tmp_path,
-        'r.json',
-        [
-            case('T', {'bandwidth': 100}),
-            case('T', {'bandwidth': 1}, result='fail', phase='sanity'),
-            case('T', {'bandwidth': 120}, result='fail', phase='performance'),
-        ],
-    )
+    cases = [
+        case('T', {'bandwidth': 100}),
+        case('T', {'bandwidth': 1}, result='fail', phase='sanity'),
+        case('T', {'bandwidth': 120}, result='fail', phase='performance'),
+    ]
+    # Three repeats of one test (`--repeat 3`): each its own unique name, as
+    # ReFrame writes them (a case given twice is refused: bad input).
+    for number, each in enumerate(cases):
+        each['unique_name'] = f'T_{number}'
+    path = report(tmp_path, 'r.json', cases)
     (group,) = samples.collect([path])
     assert sorted(group.values) == [100, 120]
 

@@ -121,14 +121,16 @@ def update(args):
             'more sessions to --from (`clusterbench baseline` records them), or '
             'write these with --force; nothing was written'
         )
+    # (The names come from the reports: their control characters escaped.)
     if short and args.write:
         print(
-            f'warning: references update: {short}; written with --force, each '
-            'band at least the floor of its kind of figure'
+            f'warning: references update: {escaped(short)}; written with --force, '
+            'each band at least the floor of its kind of figure'
         )
     elif short:
         print(
-            f'warning: references update: {short}; --write refuses them without --force'
+            f'warning: references update: {escaped(short)}; --write refuses them '
+            'without --force'
         )
     if args.write:
         written = refupdate.write(

@@ -76,6 +76,8 @@ def record(row):
         'nodes': _one_or_all(o.nodes for o in origins),
         'cpu_kind': _one_or_all(o.cpu_kind for o in origins),
         'cpu_model': _one_or_all(o.cpu_model for o in origins),
+        # What a first attempt ended as, when a ReFrame retry counts instead.
+        'retried_after': _one_or_all(getattr(o, 'retried_after', '') for o in origins),
     }
 
 

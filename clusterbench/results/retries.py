@@ -130,7 +130,7 @@ def max_retries(info):
             continue
         if not equals:
             value = argv[n + 1] if n + 1 < len(argv) else ''
-        if re.fullmatch(r'\d{1,4}', value):
+        if re.fullmatch(r'\d{1,18}', value):
             found = min(int(value), _MOST)  # the last one given wins
     return found
 

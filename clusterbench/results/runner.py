@@ -24,6 +24,7 @@ from clusterbench.results import (
     plausibility,
     portable,
     reframe_output,
+    retries,
     runreport,
 )
 
@@ -326,6 +327,7 @@ def run(
                 out,
             )
             figures, failures = figures + more[0], failures + more[1]
+            portable_figures += more[4]
             reports += more[2]
             failed_otherwise |= bool(more[3])
             judged = verdict.group(figures, threshold=threshold)
@@ -373,9 +375,9 @@ def _confirmation_sessions(red, runs, session, out):
     """Run the test cases *red* (see confirm.red_cases) *runs* more times, one
     ReFrame session per partition and environment; return their (figures,
     failures, report paths, what went wrong beyond figures: a set of
-    confirm.NO_REPORT, confirm.SESSION_FAILED)."""
+    confirm.NO_REPORT, confirm.SESSION_FAILED, portable figures)."""
     config, checks, extra, launch = session
-    figures, failures, reports, failed = [], [], [], set()
+    figures, failures, reports, failed, portables = [], [], [], set(), []
     for (system, partition, environ), hashes in sorted(red.items()):
         sub = confirm.directory(launch.prefix, system, partition, environ)
         os.makedirs(sub, exist_ok=True)
@@ -392,12 +394,16 @@ def _confirmation_sessions(red, runs, session, out):
             failed.add(confirm.NO_REPORT)
             continue
         more_figures, more_failures = runreport.extract(data, report)
+        # Its portable figures join the first run's (one row, judged by its
+        # band), not a row of their own without a reference.
+        more_figures, more_portable = portable.split(data, report, more_figures)
         figures += more_figures
+        portables += more_portable
         failures += more_failures
         reports.append(report)
         if _failed_otherwise(ran, data):
             failed.add(confirm.SESSION_FAILED)
-    return figures, failures, reports, failed
+    return figures, failures, reports, failed, portables
 
 
 def _failed_otherwise(ran, data):
@@ -410,14 +416,17 @@ def _only_performance_failures(data):
 
     ReFrame fails a test whose figure is outside its band on either side; our
     verdicts judge those figures with their direction (FASTER is no failure).
-    Any other failure, or a failed session with none recorded, still counts.
+    Any other failure, or a failed session with none recorded, still counts;
+    an attempt a retry replaced does not (with --reruns ReFrame counts it).
     """
     failed = [
         case
         for case in runreport.cases(data)
         if case.get('result') not in ('pass', 'xfail', 'skip')
     ]
-    return bool(failed) and all(c.get('fail_phase') == 'performance' for c in failed)
+    tries = retries.attempts(data)
+    counted = [case for case in failed if not retries.superseded(tries, case)]
+    return bool(failed) and all(c.get('fail_phase') == 'performance' for c in counted)
 
 
 NO_SPACE_TEXT = 'no space left on device'
