@@ -306,7 +306,7 @@ def test_29_report_summary_csv_cells_are_no_formulas(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert_line(
         result.stdout,
-        f'wrote {html} (1 configuration(s), 1 figure(s), 2 plot(s)) and the CSVs in '
+        f'wrote {html} (1 configuration(s), 1 figure(s), 1 plot(s)) and the CSVs in '
         f'{tmp_path}/r-data/ in {{NUM}} s',
     )
     assert_no_formula((tmp_path / 'r-data' / 'summary.csv').read_text())

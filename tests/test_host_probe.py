@@ -8,8 +8,9 @@ from clusterbench.references.update import Samples, host_probe_of
 
 
 def test_the_probe_measures_its_figures_in_a_child_process():
-    found = hostprobe.probe()
-    assert set(found) == set(hostprobe.FIGURES), found
+    found = hostprobe.probe(cores=2)
+    assert set(found) == {*hostprobe.FIGURES, 'cores'}, found
+    assert found.pop('cores') == 2
     assert all(isinstance(v, float) and v > 0 for v in found.values()), found
 
 
@@ -77,10 +78,12 @@ def test_the_module_prints_its_figures_as_json():
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, '-m', 'clusterbench.noisyhost.hostprobe'],
+        [sys.executable, '-m', 'clusterbench.noisyhost.hostprobe', '--cores', '1',
+         '--resources', 'memory'],
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    assert set(json.loads(done.stdout)) == set(hostprobe.FIGURES)
+    # One core: the bandwidth of one, no DGEMM or copy between cores.
+    assert json.loads(done.stdout).keys() == {*hostprobe.REQUIRED, 'mem_gbs', 'cores'}
 
 
 def test_the_better_of_two_probes_counts_and_absent_only_when_both_are():

@@ -39,14 +39,16 @@ def test_the_table_says_inconclusive_once_per_check():
     assert len(said) == 3, out
     cg = lines.index(next(line for line in lines if line.startswith('CGSolverCheck: ')))
     text = ' '.join(' '.join(lines[cg + 1 : cg + 4]).split())
-    assert text.startswith('31 INCONCLUSIVE: worse by 10-24 %, inside bands '), text
+    # (Judged with the session's confirmation runs beside its report.)
+    assert text.startswith('34 INCONCLUSIVE: worse by 10-24 %, inside bands '), text
     assert 'they cannot resolve such a change here' in text, text
     # Why: the bands' width, what moves them; and what to do.
     assert 'memory-bound' in text and 'neighbours' in text, text
     assert '`clusterbench ab`' in text and 'baseline sessions' in text, text
     assert '-v lists them' in text, text
-    # The rest of the table is unchanged: the SLOWER rows stay.
-    assert len([x for x in lines if re.search(r'  SLOWER( \(|$)', x)]) == 12
+    # The rest of the table is unchanged: the SLOWER rows (StarSTREAM's four,
+    # confirmed by the session's confirmation runs) stay.
+    assert len([x for x in lines if re.search(r'  SLOWER( \(|$)', x)]) == 4
     # The summary still counts every figure.
     assert '38 INCONCLUSIVE' in lines[-2] or '38 INCONCLUSIVE' in lines[-1], out
 

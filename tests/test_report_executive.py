@@ -68,7 +68,9 @@ def two_sessions(tmp_path):
         tmp_path / 'disturbed.json',
         'dddddddd-0000-4000-8000-000000000001',
         1,
-        disturbed='steal 18 %',
+        # Enough to explain HPL at a quarter (judging/disturbed.py): a
+        # disturbance that could not would have its figure judged.
+        disturbed="steal 18 %, ranks' CPU share 30 %",
         hpl=16.0,
     )
     return [SESSION, disturbed]

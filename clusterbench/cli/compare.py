@@ -6,47 +6,32 @@ from clusterbench.core.errors import reader_may_leave
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
-from clusterbench.references import lookup as reflookup
-from clusterbench.results import guide, history, portable, runreport
+from clusterbench.results import guide, history, judgedsession
 from clusterbench.results import session as sessionreport
-
-
-def _load_all(paths, references=None, keep_recorded=False):
-    """(figures, failures, portable figures, test cases) of the reports."""
-    figures, failures, derived, cases = [], [], [], []
-    for path in paths:
-        data = runreport.load(path)
-        runreport.require_cases(data, path)
-        if references:
-            reflookup.rejudge(data, references)
-        figs, fails = runreport.extract(data, path)
-        figs, more = portable.split(data, path, figs, keep_recorded)
-        figures += figs
-        failures += fails
-        derived += more
-        cases += [c for c in runreport.cases(data, path) if not c.get('fixture')]
-    return figures, failures, derived, cases
 
 
 def run(args):
     references = refdir.chosen(args.references)
     against = bool(args.against or args.history)
-    figures, failures, derived, cases = _load_all(args.reports, references, against)
+    # Each session with its confirmation runs (results.judgedsession).
+    found = judgedsession.load(args.reports, references, against)
     baseline = None
     if args.against:
-        baseline = _load_all(args.against, references, against)[0]
+        baseline = judgedsession.load(args.against, references, against).figures
     elif args.history:
         baseline = history.figures(args.history, common.history_config(args))
-    judged = verdict.group(
-        figures, baseline, tolerance=args.tolerance, threshold=args.threshold
+    judged, table = judgedsession.judge(
+        found,
+        baseline,
+        tolerance=args.tolerance,
+        threshold=args.threshold,
     )
-    table = verdict.rows(judged + portable.judge(derived), failures)
-    notes = [] if against else guide.lines(judged, cases, references)
+    notes = [] if against else guide.lines(judged, found.cases, references)
     details = ''
     if args.format == 'table' and args.verbose:
-        details = sessionreport.text(args.reports, verdictview.terminal_width())
+        details = sessionreport.text(found.reports, verdictview.terminal_width())
     elif args.format == 'table':
-        details = sessionreport.digest(args.reports)
+        details = sessionreport.digest(found.reports)
     # Decided before printing: a reader that stops reading (`| head -1`)
     # must not turn a regression into exit 0.
     code = verdict.exit_code(table, args.strict)
@@ -61,7 +46,14 @@ def add_parser(sub):
         'compare',
         help='judge the figures of ReFrame JSON reports against their references',
     )
-    cmp.add_argument('reports', nargs='+', metavar='REPORT')
+    cmp.add_argument(
+        'reports',
+        nargs='+',
+        metavar='REPORT',
+        help='a ReFrame JSON report, or a session directory of results/; a '
+        "session's confirmation runs (confirm/*/report.json beside its "
+        'report) are judged with it',
+    )
     common.add_verdict_arguments(cmp)
     base = cmp.add_mutually_exclusive_group()
     base.add_argument(

@@ -4,7 +4,7 @@
 import argparse
 
 from clusterbench.cli import numbers
-from clusterbench.noisyhost import conditions, quiet
+from clusterbench.noisyhost import conditions, hostprobe, quiet
 
 
 def parser():
@@ -28,11 +28,28 @@ def parser():
     wrap.add_argument(
         '--no-probe', action='store_true', help='do not run the host probe first'
     )
+    wrap.add_argument(
+        '--probe-resources',
+        type=_resources,
+        default=hostprobe.RESOURCES,
+        help="what the host probe measures on the ranks' cores: a comma list of "
+        f'{", ".join(hostprobe.RESOURCES)} (all by default; "none": one core only)',
+    )
     wrap.add_argument('argv', nargs=argparse.REMAINDER)
     waiting = sub.add_parser('wait-quiet', help='wait until this machine is quiet')
     waiting.add_argument('--timeout', type=numbers.SECONDS, default=60.0)
     waiting.add_argument('--quiet-for', type=numbers.SECONDS, default=3.0)
     return ap
+
+
+def _resources(text):
+    found = tuple(r for r in text.split(',') if r and r != 'none')
+    unknown = sorted(set(found) - set(hostprobe.RESOURCES))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f'{unknown[0]!r}: one of {", ".join(hostprobe.RESOURCES)} or none'
+        )
+    return found
 
 
 #: Ranks, or CPUs of a rank: a million is no node's.
@@ -54,4 +71,5 @@ def main(argv=None):
         args.local,
         probe=not args.no_probe,
         cpus_per_rank=args.cpus_per_rank,
+        resources=args.probe_resources,
     )

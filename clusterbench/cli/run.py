@@ -36,6 +36,7 @@ def run(args):
         threshold=args.threshold,
         confirm_runs=args.confirm,
         wait_quiet=args.wait_quiet,
+        confirm_wait=args.confirm_wait,
     )
     return show(
         session, args.format, args.strict, args.verbose, args.show_all, args.junit
@@ -159,10 +160,19 @@ def add_parser(sub):
         default=confirm.DEFAULT_RUNS,
         metavar='N',
         help='on a partition with the noisy-host profile, run a test case with '
-        'a figure SLOWER or FLAGGED N more '
-        'times and judge each figure on all its runs (default '
-        f'{confirm.DEFAULT_RUNS}, at most {confirm.MAX_RUNS}; 0: judge the first '
-        'run alone)',
+        'a figure SLOWER or FLAGGED (portable figures too) N more '
+        'times, after the other tests, and judge each figure on all its runs '
+        f'(default {confirm.DEFAULT_RUNS}, at most {confirm.MAX_RUNS}; 0: judge '
+        'the first run alone)',
+    )
+    run_.add_argument(
+        '--confirm-wait',
+        type=numbers.SECONDS,
+        default=confirm.DEFAULT_WAIT,
+        metavar='SECONDS',
+        help='before the confirmation runs, wait at most SECONDS until the '
+        f'machine has been quiet for 3 s (default {confirm.DEFAULT_WAIT:g}; 0: '
+        'do not wait)',
     )
     run_.add_argument(
         'reframe_args',

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 #: (noisyhost.conditions.disturbed, checks/plugins/runconditions.py). A part
 #: of the text that begins with none of them continues the one before it
 #: (``host probe gather -18 %, copy -12 %``).
-KINDS = ('steal', "ranks' CPU share", 'other processes', 'host probe')
+KINDS = (
+    'steal',
+    "ranks' CPU share",
+    'other processes',
+    'host probe',
+    # The probe at the test's parallelism (noisyhost.hostprobe.NAMES).
+    'host memory bandwidth',
+    'host DGEMM',
+    'host shared-memory copy',
+)
 
 
 def kinds(text):

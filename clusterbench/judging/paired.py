@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from clusterbench.core import csvfile, jsontext
 from clusterbench.core.controlchars import escaped
-from clusterbench.judging import stats, verdict, view
+from clusterbench.judging import stats, verdict, view, vocabulary
 
 A, B = 'A', 'B'
 #: The order of the legs of one block: a linear drift moves A and B alike.
@@ -149,13 +149,21 @@ def _geomean(values):
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
+#: B resolved worse in a figure of merit that is no speed (an efficiency).
+WORSE = verdict.Kind.AB_WORSE
+
+
 def ab_verdict(variable, unit, ci):
     """The verdict of B against A from the interval *ci* of B/A (None: not
-    paired). Kept in one function: the A/B words are the run's words
-    (SLOWER, WORSE, FLAGGED, FASTER; pass becomes "no difference resolved")."""
+    paired), in docs/ab.md's words: SLOWER for a speed that got worse,
+    WORSE for any other figure of merit (an efficiency), FLAGGED only for a
+    figure with no better direction that changed, FASTER; pass becomes "no
+    difference resolved"."""
     if ci is None:
         return NOT_PAIRED
     word = verdict.outside(variable, unit, stats.ratio_side(ci))
+    if word == verdict.FLAGGED and vocabulary.direction(variable, unit):
+        return WORSE
     return NO_DIFFERENCE if word == verdict.PASS else word
 
 
@@ -213,7 +221,8 @@ def failure_rows(failed, names=None):
 
 
 def exit_code(rows, strict=False, threshold=verdict.DETECTION_THRESHOLD):
-    """1: B resolved worse in a figure (or a figure with no direction changed),
+    """1: B resolved worse in a figure (SLOWER, WORSE; or FLAGGED: a figure
+    with no direction changed),
     or a test failed in a leg;
     3 (*strict*): a figure not paired, or one that could not resolve
     *threshold*; else 0. B faster is the answer sought, not a finding."""

@@ -7,6 +7,9 @@ session's reference as ``compare`` judges it (pass, SLOWER, FASTER,
 DISTURBED, ...); the reference band is drawn behind the points, so a slow
 drift shows before it leaves the band.
 
+A series is one figure of one identity: a test at 1 and at 2 nodes, or on
+two CPU kinds of one partition, is two series, never one that steps.
+
 DISTURBED samples (judging.disturbed) are shown as points of their own and
 never pooled: they take no part in a change point or a drift, and how many
 were left out is said, one line per kind of disturbance.
@@ -107,12 +110,20 @@ class Series:
     #: Nodes of the test case (0: the report does not say); a test at 1 and
     #: at 2 nodes is two series, never one that steps.
     nodes: int = 0
+    #: The nodes' CPU kind ('' where the reports do not say): a Zen 3 and a
+    #: Zen 4 session of one partition are two series, never one that steps.
+    cpu_kind: str = ''
+    #: Set where another series differs from this one by its kind alone:
+    #: the title then names the kind.
+    kinds_differ: bool = False
 
     @property
     def title(self):
         where = f'{self.system}:{self.partition}, {self.environ}'
         if self.nodes > 1:
             where += f', {self.nodes} nodes'
+        if self.kinds_differ:
+            where += f', {self.cpu_kind or "CPU ?"}'
         return f'{self.test} {self.variable} ({where})'
 
 
@@ -132,6 +143,7 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
             if not regex.search(f'{judged.test}:{judged.variable}'):
                 continue
             nodes = max((o.num_nodes for o in judged.origins), default=0)
+            kind = '+'.join(sorted({o.cpu_kind for o in judged.origins} - {''}))
             key = (
                 judged.test,
                 judged.system,
@@ -139,9 +151,11 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
                 judged.environ,
                 judged.variable,
             )
-            series = found.get((*key, nodes))
+            series = found.get((*key, nodes, kind))
             if series is None:
-                series = found[(*key, nodes)] = Series(*key, judged.unit, nodes=nodes)
+                series = found[(*key, nodes, kind)] = Series(
+                    *key, judged.unit, nodes=nodes, cpu_kind=kind
+                )
             if judged.disturbed and left_out is not None:
                 left_out.add(judged.disturbed, uuid, len(judged.values))
             series.points.append(
@@ -156,7 +170,11 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
                     judged.disturbed,
                 )
             )
-    for series in found.values():
+    kinds = {}
+    for *key, kind in found:
+        kinds.setdefault(tuple(key), set()).add(kind)
+    for (*key, _), series in found.items():
+        series.kinds_differ = len(kinds[tuple(key)]) > 1
         series.change, series.drift = movement(series.points, min_shift)
     return list(found.values())
 
@@ -242,6 +260,7 @@ CSV_HEADER = (
     'partition',
     'environment',
     'nodes',
+    'cpu kind',
     'variable',
     'unit',
     'session',
@@ -273,6 +292,7 @@ def csv_text(series_list):
                     s.partition,
                     s.environ,
                     s.nodes or '',
+                    s.cpu_kind,
                     s.variable,
                     s.unit,
                     p.session,

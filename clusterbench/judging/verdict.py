@@ -62,6 +62,11 @@ class Kind(enum.StrEnum):
     UNRESOLVED = 'no difference resolved'
     #: ``clusterbench ab``: no block measured both A and B.
     NOT_PAIRED = 'not paired'
+    #: ``clusterbench ab``: B resolved worse than A in a figure of merit that
+    #: is no speed (an efficiency). Against a band (run, compare) the same
+    #: figure is FLAGGED; an A/B table keeps FLAGGED for a figure with no
+    #: better direction, whose change is neither better nor worse (docs/ab.md).
+    AB_WORSE = 'WORSE'
 
     @property
     def fails_run(self):
@@ -98,7 +103,7 @@ EXIT_BAD_INPUT = 2
 EXIT_STRICT = 3
 
 #: Verdicts that fail every run, and those that fail only a --strict one.
-REGRESSIONS = frozenset((SLOWER, FLAGGED, FAILED))
+REGRESSIONS = frozenset((SLOWER, FLAGGED, FAILED, Kind.AB_WORSE))
 STRICT_ONLY = frozenset((NO_REFERENCE, FASTER, DISTURBED, INCONCLUSIVE))
 
 

@@ -236,6 +236,10 @@ def judge_run(found, limits, reference_probe):
         found['host_probe_reference'] = reference or ABSENT
         drift = hostprobe.drift(probe, reference, limits['max_host_drift'])
         broke.append(f'host probe {drift}' if drift else '')
+        # What the test itself uses, at its parallelism: one core cannot see
+        # neighbours that take the bandwidth of the others.
+        limit = limits['max_host_drift']
+        broke.append(hostprobe.drift_at_parallelism(probe, reference, limit))
     return ', '.join(b for b in broke if b)
 
 
@@ -261,16 +265,31 @@ def format_line(found):
             f', host {probe["dgemm_gflops"]:g} GF/s {probe["gather_mups"]:g} '
             f'Mread/s {probe["copy_gbs"]:g} GB/s'
         )
+        if isinstance(probe.get('mem_gbs'), (int, float)):
+            text += f' ({probe["mem_gbs"]:g} GB/s on {probe.get("cores")} cores)'
     if found.get('disturbed'):
         text += f': DISTURBED ({found["disturbed"]})'
     return text
 
 
-def run_wrapped(argv, output, ranks, local, probe=True, cpus_per_rank=1):
+def run_wrapped(
+    argv,
+    output,
+    ranks,
+    local,
+    probe=True,
+    cpus_per_rank=1,
+    resources=hostprobe.RESOURCES,
+):
     """Run *argv*, measure around it, write *output*; return its exit code.
     With *probe*, the host probe runs before the CPU counters start and after
-    they stop."""
-    found_probe = hostprobe.probe() if probe else None
+    they stop, measuring *resources* on the ranks' cores."""
+    cores = max(1, ranks * cpus_per_rank)
+
+    def probed():
+        return hostprobe.probe(cores=cores, resources=resources)
+
+    found_probe = probed() if probe else None
     env = dict(os.environ)
     # The job's LD_PRELOAD (a profiler) is for the benchmark, not for us: the
     # job script moved it aside for this interpreter.
@@ -307,7 +326,7 @@ def run_wrapped(argv, output, ranks, local, probe=True, cpus_per_rank=1):
     if found_probe is not None:
         # Once more after the run: a neighbour's burst rarely spans both
         # probes, a slower host state does.
-        probes = [found_probe, hostprobe.probe()]
+        probes = [found_probe, probed()]
         best = hostprobe.best(probes)
         if 'absent' in best:
             out['host_probe'] = ABSENT

@@ -12,12 +12,21 @@ environment, ``--repeat``), and each figure is then judged on all its runs
 together: the median of the samples against the band, and the bootstrap
 interval for significance (clusterbench.judging.verdict), so one burst no
 longer decides, while a real slowdown, present in every run, still does.
+
+The confirmation runs are spaced from the first: they start after every
+other test of the session, once the machine has been quiet for a few
+seconds (at most ``--confirm-wait`` seconds of waiting, said on one line),
+so that they do not meet the same bad minutes. A portable figure (judged
+against its band, results.portable) that fails is confirmed like the
+others.
 """
 
 import os
 import re
+import time
 
 from clusterbench.judging import verdict
+from clusterbench.noisyhost import quiet
 
 #: More runs of each test case outside its reference; `clusterbench run
 #: --confirm N` changes it, 0 turns confirmation off.
@@ -27,6 +36,10 @@ DEFAULT_RUNS = 2
 #: up front (--confirm 999999999999 ended in its memory error), and twenty
 #: more runs already judge a figure on its median.
 MAX_RUNS = 20
+
+#: Seconds the confirmation runs wait, at most, for a quiet machine (see
+#: quiet.wait_quiet); `clusterbench run --confirm-wait S` changes it.
+DEFAULT_WAIT = 60.0
 
 #: What can go wrong in a confirmation session besides its figures.
 NO_REPORT = 'a confirmation session wrote no report, see above'
@@ -99,6 +112,29 @@ def session_args(extra, hashes, environ, runs):
         '--repeat',
         str(runs),
     ]
+
+
+def wait_until_quiet(seconds, out, wait=quiet.wait_quiet):
+    """Before the confirmation runs: wait at most *seconds* for a quiet
+    machine, and say on *out* how long it took or that it never was."""
+    if not seconds:
+        print('\nConfirmation runs: not waiting for a quiet machine', file=out)
+        return True
+    print(
+        f'\nConfirmation runs: after the other tests; waiting up to '
+        f'{seconds:g} s for a quiet machine',
+        file=out,
+        flush=True,
+    )
+    start = time.monotonic()
+    said = []
+    if wait(seconds, say=said.append):
+        waited = time.monotonic() - start
+        print(f'Confirmation runs: quiet after {waited:.0f} s', file=out)
+        return True
+    for line in said:
+        print(line.replace('running anyway', 'confirming anyway'), file=out)
+    return False
 
 
 def directory(prefix, system, partition, environ):

@@ -18,8 +18,14 @@ def build(benchmarks, node_cases, fabric_cases, pair_samples):
     """The acceptance section: nodes against their peers, links against theirs."""
     acc = Acceptance()
     wanted = {(name_without(b.test, PLACEMENT), b.variable): b for b in benchmarks}
-    for (system, part), cases in sorted(node_cases.items()):
-        groups, verdicts = _node_groups(f'{system}:{part}', cases)
+    kinds = defaultdict(set)
+    for system, part, kind in node_cases:
+        kinds[(system, part)].add(kind)
+    for (system, part, kind), cases in sorted(node_cases.items()):
+        where = f'{system}:{part}'
+        if len(kinds[(system, part)]) > 1:
+            where += f' ({kind or "CPU ?"})'
+        groups, verdicts = _node_groups(where, cases)
         acc.nodes += groups
         acc.node_verdicts += verdicts
     if not acc.nodes:

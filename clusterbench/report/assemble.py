@@ -22,6 +22,7 @@ from clusterbench.report import (
     communication,
     executive,
     heap,
+    oneverdict,
     scaling,
     sensitivity,
     trends,
@@ -34,6 +35,7 @@ from clusterbench.report.identity import (
     _stack_from_name,
     application_family,
     better,
+    cpu_kind_of,
     identity_of,
     name_without,
     nodes_of,
@@ -95,6 +97,8 @@ def assemble(runs, title='Benchmark report', now=None, references=None, baseline
     """
     with heap.paused():
         builder = _Builder()
+        # Each figure's verdict is the one compare gives (oneverdict).
+        builder.one = oneverdict.of_runs(runs)
         for run in runs:
             builder.add_run(run)
         data = builder.finish(title, now)
@@ -122,14 +126,18 @@ class _Builder:
         self.comm_cases = []  # (config key, test, placement, case, curves)
         self.comm_problems = []
         self.skipped = []  # (system, partition, environ, test, reason)
-        self.node_cases = defaultdict(list)  # (system, partition) -> one-node cases
+        #: (system, partition, CPU kind) -> one-node cases: nodes of two
+        #: kinds are never each other's peers.
+        self.node_cases = defaultdict(list)
         self.fabric_cases = []
         self.pair_samples = defaultdict(list)
         self.scaling_samples = defaultdict(list)
         self.warnings = []
-        self.facts = {}  # (system, partition) -> latest case's hardware facts
+        #: (system, partition, CPU kind) -> latest case's hardware facts
+        self.facts = {}
         self.sessions = defaultdict(lambda: {'healthy': set(), 'disturbed': set()})
         self._session = ''
+        self.one = oneverdict.Verdicts({}, {})
 
     # --- reading
 
@@ -176,6 +184,7 @@ class _Builder:
     def _config(self, case, source):
         mpi, compiler, blas, origin = stack_of(case)
         nodes = nodes_of(case)
+        kind = cpu_kind_of(case)
         key = (
             case['system'],
             case['partition'],
@@ -184,10 +193,12 @@ class _Builder:
             compiler,
             blas,
             nodes,
+            kind,
         )
         config = self.configs.get(key)
         if config is None:
-            config = self.configs[key] = Config(key, '', *key, origin)
+            config = Config(key, '', *key[:7], origin, cpu_kind=kind)
+            self.configs[key] = config
         config.sources.add(source)
         config.hosts.update(h for h in case.get('job_nodelist') or [] if h)
         if isinstance(case.get('processor_facts'), dict) and case['processor_facts']:
@@ -201,6 +212,7 @@ class _Builder:
         config = self._config(case, source)
         one = {'runs': [{'testcases': [case]}]}
         figures, failures = runreport.extract(one, source)
+        figures += self.one.derived_of(case, source)
         hosts = sorted(set(case.get('job_nodelist') or []))
         # Where a test ran is not what it ran: placement parameters (ReFrame's
         # --distribute, a node or pair parameter) do not make a new figure.
@@ -222,7 +234,8 @@ class _Builder:
             config.hwinfo.setdefault(host, facts)
         placement = name
         if len(hosts) == 1:
-            self.node_cases[(case['system'], case['partition'])].append(case)
+            where = (case['system'], case['partition'], cpu_kind_of(case))
+            self.node_cases[where].append(case)
         if isinstance(case.get('fabric_result'), dict):
             self.fabric_cases.append(case)
         ranks = case.get('num_tasks')
@@ -238,6 +251,7 @@ class _Builder:
             where = (
                 case['system'],
                 case['partition'],
+                cpu_kind_of(case),
                 case['environ'],
                 name_without(name, PLACEMENT | SIZE),
             )
@@ -250,7 +264,7 @@ class _Builder:
     def _note_partition(self, case, figures):
         """What the executive page says of a partition: its sessions
         (healthy or DISTURBED) and the facts of its latest case."""
-        where = (case['system'], case['partition'])
+        where = (case['system'], case['partition'], cpu_kind_of(case))
         session = str(case.get('session_uuid') or self._session)
         if case.get('disturbed'):
             self.sessions[where]['disturbed'].add(session)
@@ -280,7 +294,7 @@ class _Builder:
         """
         groups = defaultdict(list)
         for key in self.configs:
-            groups[(key[0], key[1], key[2], key[6])].append(key)
+            groups[(key[0], key[1], key[2], key[6], key[7])].append(key)
         remap = {}
         for keys in groups.values():
             known = [{k[i] for k in keys if k[i] is not None} for i in (3, 4, 5)]
@@ -340,13 +354,18 @@ class _Builder:
             key=lambda c: (
                 c.system,
                 c.partition,
+                c.cpu_kind,
                 c.environ,
                 c.nodes if c.nodes is not None else 0,
                 str(c.key),
             ),
         )
+        kinds = defaultdict(set)
+        for config in configs:
+            kinds[(config.system, config.partition)].add(config.cpu_kind)
         for i, config in enumerate(configs, 1):
             config.id = f'C{i}'
+            config.kinds_differ = len(kinds[(config.system, config.partition)]) > 1
         benchmarks = self._benchmarks()
         cells = self._cells(configs, benchmarks)
         applications = [(b.application, b) for b in benchmarks if b.application]
@@ -460,7 +479,7 @@ class _Builder:
                 config,
                 bench,
                 # The word only (INCONCLUSIVE's detail is in the table).
-                verdict.kind(judged.verdict),
+                self.one.kind(healthy) or verdict.kind(judged.verdict),
                 list(judged.values),
                 judged.reference,
                 judged.lower,

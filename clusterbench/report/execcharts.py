@@ -33,7 +33,8 @@ def tasks(data):
     page = data.executive
     if page is None or page.empty:
         return []
-    out = [('executive', None, baseline_chart, (page,))]
+    # A row against itself says nothing (every bar 1.0): the chart needs two.
+    out = [('executive', None, baseline_chart, (page,))] if len(page.rows) > 1 else []
     roofs = [(row, roofline_points(data, row)) for row in page.rows]
     roofs = [(row, points) for row, points in roofs if points or row.peak]
     if roofs:
@@ -58,18 +59,21 @@ def speedup(value, base, better):
 
 
 def baseline_chart(plots, page):
-    """Grouped bars: each headline figure of each system against the baseline's."""
+    """Grouped bars: each headline figure of each other system against the
+    baseline's (the baseline is the dashed line at 1, never a row of its own)."""
     base = next(r for r in page.rows if r.key == page.baseline)
+    others = [r for r in page.rows if r is not base]
     shown = [
         (key, label, better)
         for key, label, better in COMPARED
-        if any(_value(r, key) is not None for r in page.rows)
+        if _value(base, key) is not None
+        and any(_value(r, key) is not None for r in others)
     ]
-    rows_n = len(page.rows)
+    rows_n = len(others)
     fig, ax = plotkit.legend_below_figure(min(rows_n, 14), plot_height=3.6)
     width = 0.8 / max(rows_n, 1)
     table = []
-    for i, row in enumerate(page.rows):
+    for i, row in enumerate(others):
         xs, ys = [], []
         for g, (key, label, better) in enumerate(shown):
             ratio = speedup(_value(row, key), _value(base, key), better)
@@ -94,7 +98,7 @@ def baseline_chart(plots, page):
             ys,
             width * 0.92,
             color=plotkit.LINE_COLOURS[i % len(plotkit.LINE_COLOURS)],
-            label=plotkit.literal(row.key + (' (baseline)' if row is base else '')),
+            label=plotkit.literal(row.key),
         )
     ax.axhline(1.0, color='black', lw=0.8, ls='--')
     ax.set_xticks(range(len(shown)))

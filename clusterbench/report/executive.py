@@ -124,25 +124,42 @@ class Row:
     #: The cells some figures come from (for the roofline): key -> Cell.
     cells: dict = field(default_factory=dict)
     npb: dict = field(default_factory=dict)  # NPB benchmark -> Cell
+    #: Set where the inputs hold two CPU kinds of this partition: its key
+    #: then names the kind, one row per kind.
+    kinds_differ: bool = False
+    #: Of the counts, the portable figures judged against their bands.
+    band_judged: int = 0
 
     @property
-    def key(self):
+    def where(self):
         return f'{self.system}:{self.partition}'
 
     @property
+    def key(self):
+        if self.kinds_differ:
+            return f'{self.where} ({self.cpu_kind or "CPU ?"})'
+        return self.where
+
+    @property
     def verdict(self):
-        for state in SEVERITY:
+        # A DISTURBED cell is a session left out (shown, never pooled): the
+        # row's verdict is that of what was judged, DISTURBED only when
+        # nothing else was measured.
+        for state in (
+            *(s for s in SEVERITY if s != verdict.DISTURBED),
+            verdict.DISTURBED,
+        ):
             if self.counts.get(state):
                 return state
         return MISSING
 
     @property
     def judged(self):
-        return sum(
-            n
-            for s, n in self.counts.items()
-            if s not in (MISSING, FAILED, verdict.NO_REFERENCE, verdict.DISTURBED)
-        )
+        """Figures judged against references (a portable figure judged
+        against its band is not: a partition with only those still has no
+        references, and is told how to make them)."""
+        judged = sum(n for s, n in self.counts.items() if s not in _UNJUDGED)
+        return judged - self.band_judged
 
     def get(self, key):
         return self.figures.get(key)
@@ -184,33 +201,37 @@ def build(data, case_of, facts, sessions, references=None, baseline=None):
     """The executive page of *data*.
 
     *case_of*: (config key, test) -> the latest case; *facts*: (system,
-    partition) -> the latest case with node facts; *sessions*: (system,
-    partition) -> {'healthy': uuids, 'disturbed': uuids}; *references*: the
-    reference root whose provenance dates the references.
+    partition, CPU kind) -> the latest case with node facts; *sessions*:
+    (system, partition, CPU kind) -> {'healthy': uuids, 'disturbed': uuids};
+    *references*: the reference root whose provenance dates the references.
+
+    One row per system, partition and CPU kind: two kinds are two machines,
+    whose figures are never pooled (the node counts are the configurations'
+    own, each cell of one count).
     """
-    by_partition = defaultdict(list)
+    by_identity = defaultdict(list)
     for config in data.configs:
-        by_partition[(config.system, config.partition)].append(config)
+        by_identity[(config.system, config.partition, config.cpu_kind)].append(config)
     rows = []
-    for (system, partition), configs in sorted(by_partition.items()):
-        rows.append(
-            _row(
-                data,
-                system,
-                partition,
-                configs,
-                case_of,
-                facts.get((system, partition)) or {},
-                sessions.get((system, partition)) or {},
-                references,
-            )
+    for (system, partition, kind), configs in sorted(by_identity.items()):
+        row = _row(
+            data,
+            system,
+            partition,
+            configs,
+            case_of,
+            facts.get((system, partition, kind)) or {},
+            sessions.get((system, partition, kind)) or {},
+            references,
         )
+        row.kinds_differ = any(c.kinds_differ for c in configs)
+        rows.append(row)
     if not rows:
         return Executive('no configuration in the inputs')
     names = [r.key for r in rows]
     chosen = rows[0].key
     if baseline:
-        match = [n for n in names if n == baseline or n.split(':')[0] == baseline]
+        match = [r.key for r in rows if baseline in (r.key, r.where, r.system)]
         if not match:
             raise ClusterbenchError(
                 f'--baseline {baseline}: no such system in the inputs '
@@ -498,6 +519,10 @@ def _npb(row, data, configs):
         row.figures['npb'] = stat
 
 
+#: Cell states that are no judgement of a figure.
+_UNJUDGED = (MISSING, FAILED, verdict.NO_REFERENCE, verdict.DISTURBED)
+
+
 def _quality(row, data, configs, sessions):
     healthy = set(sessions.get('healthy') or ())
     disturbed = set(sessions.get('disturbed') or ())
@@ -511,6 +536,8 @@ def _quality(row, data, configs, sessions):
                 continue
             counts[cell.state] += 1
             row.disturbed_samples += len(cell.disturbed)
+            if cell.reference is None and cell.state not in _UNJUDGED:
+                row.band_judged += 1
     row.counts = dict(counts)
     spreads = [
         (stat.spread, key)

@@ -54,6 +54,19 @@ def nodes_of(case):
     return 1 if case.get('scheduler') == 'local' else None
 
 
+def cpu_kind_of(case):
+    """The CPU kind (vendor-family-model) of the nodes *case* ran on, or ''.
+
+    Part of a configuration's identity: a Zen 3 and a Zen 4 session of one
+    ``system:partition`` are two machines, never samples of one figure.
+    """
+    for where in (case, case.get('machine_identity'), case.get('processor_facts')):
+        kind = where.get('cpu_kind') if isinstance(where, dict) else None
+        if isinstance(kind, str) and kind:
+            return kind
+    return ''
+
+
 # --------------------------------------------------------------- benchmarks
 
 PARAM = re.compile(r'\s+%([.\w$]+)=(\S+)')

@@ -1,11 +1,9 @@
 """The report's inputs: ReFrame JSON reports and stored sessions."""
 
-import os
 from dataclasses import dataclass
 
-from clusterbench.core.errors import ClusterbenchError
 from clusterbench.report import heap
-from clusterbench.results import runreport
+from clusterbench.results import judgedsession, runreport
 
 
 @dataclass
@@ -21,17 +19,14 @@ class Run:
 
 
 def load_reports(paths):
-    """The reports at *paths*; a directory stands for its ``report.json``."""
+    """The reports at *paths*; a directory stands for its ``report.json``, and
+    a session's report brings its confirmation runs' (part of the session:
+    results.judgedsession)."""
     runs = []
     with heap.paused():
-        for path in paths:
-            if os.path.isdir(path):
-                candidate = os.path.join(path, 'report.json')
-                # Anything there is read, or refused by runreport.load in
-                # its line (a FIFO, a device, a directory, a huge file).
-                if not os.path.lexists(candidate):
-                    raise ClusterbenchError(f'{path}: directory without report.json')
-                path = candidate
+        # Anything there is read, or refused by runreport.load in its line
+        # (a FIFO, a device, a directory, a huge file).
+        for path in judgedsession.session_reports(paths):
             runs.append(Run(path, runreport.load(path)))
     return runs
 

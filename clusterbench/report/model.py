@@ -38,13 +38,20 @@ class Config:
     hwinfo: dict = field(default_factory=dict)  # host -> facts
     sources: set = field(default_factory=set)
     completed: list = field(default_factory=list)  # job completion times
+    #: The nodes' CPU kind (identity.cpu_kind_of): part of the key, so that
+    #: two kinds of one partition are two configurations, never pooled.
+    cpu_kind: str = ''
+    #: Set where the inputs hold two kinds of this partition: the labels
+    #: then name the kind (else they stay as they were).
+    kinds_differ: bool = False
 
     @property
     def label(self):
         """Every part, unknown ones shown as such."""
         nodes = '? nodes' if self.nodes is None else _plural(self.nodes, 'node')
+        kind = f' · {self.cpu_kind or "CPU ?"}' if self.kinds_differ else ''
         return (
-            f'{self.system}:{self.partition} · {self.environ} · '
+            f'{self.system}:{self.partition}{kind} · {self.environ} · '
             f'MPI {self.mpi or "?"} · {self.compiler or "compiler ?"} · '
             f'BLAS {self.blas or "?"} · {nodes}'
         )
@@ -60,6 +67,8 @@ class Config:
                 p for p in (self.mpi, self.compiler, self.blas) if p and p not in env
             ]
         parts.append(f'{self.nodes}n' if self.nodes is not None else '?n')
+        if self.kinds_differ:
+            parts.append(self.cpu_kind or 'CPU ?')
         return ' '.join(parts)
 
 

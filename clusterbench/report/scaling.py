@@ -14,7 +14,11 @@ def build(benchmarks, scaling_samples):
         if b.application:
             families[(name_without(b.test, PLACEMENT | SIZE), b.variable)] = b
     out = []
-    for (system, part, environ, test, var), samples in sorted(scaling_samples.items()):
+    found = sorted(scaling_samples.items())
+    kinds = defaultdict(set)
+    for (system, part, kind, *_), _samples in found:
+        kinds[(system, part)].add(kind)
+    for (system, part, kind, environ, test, var), samples in found:
         bench = families.get((test, var))
         if bench is None or bench.better is None:
             continue
@@ -31,7 +35,9 @@ def build(benchmarks, scaling_samples):
             scaling_title(test, var),
             var,
             bench.unit,
-            f'{system}:{part} {environ}',
+            # A kind of its own never joins another's series (two machines).
+            f'{system}:{part} {environ}'
+            + (f' {kind or "CPU ?"}' if len(kinds[(system, part)]) > 1 else ''),
             test,
             weak=weak,
         )

@@ -21,7 +21,8 @@ def build(runs, limit=MAX_TRENDS):
     drawn = [s for s in series if len(s.points) >= 2]
     if not drawn:
         return Trends(
-            reason='every figure comes from one session: a trend needs two or '
+            reason='every figure comes from one session (of its CPU kind and '
+            'node count: two kinds are never one trend): a trend needs two or '
             'more (--history QUERY, or several reports)'
         )
 

@@ -16,7 +16,7 @@ from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.parsers import cgsolver, hpcc
 from clusterbench.references import lookup as reflookup
-from clusterbench.results import guide, portable, retries, runreport
+from clusterbench.results import guide, judgedsession, retries, runreport
 from clusterbench.results.runreport import Failure, Figure, Origin
 
 #: The checks whose stored outputs can be verified again: class name -> the
@@ -78,8 +78,22 @@ def output_directory(case, parser, root):
 def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
     """The verdict table of a stored session re-judged against *references*;
     *notes* (a list), when given, gets the guidance of a machine that has no
-    references (results.guide)."""
-    report = find_report(path)
+    references (results.guide). A session's confirmation runs are replayed
+    with it, their figures pooled with the first run's (judgedsession)."""
+    main = find_report(path)
+    loaded = judgedsession.Loaded([], [], [], [], [])
+    for report in judgedsession.session_reports([main]):
+        _replay_report(report, references, loaded)
+    if not loaded.figures and not loaded.failures and not loaded.portable:
+        raise ClusterbenchError(f'{main}: no replayable test case')
+    judged, table = judgedsession.judge(loaded, threshold=threshold)
+    if notes is not None:
+        notes += guide.lines(judged, loaded.cases, references)
+    return table
+
+
+def _replay_report(report, references, loaded):
+    """Add the figures of the stored outputs of *report* to *loaded*."""
     data = runreport.load(report)
     runreport.require_cases(data, report)
     root = os.path.realpath(os.path.dirname(os.path.abspath(report)))
@@ -151,12 +165,4 @@ def replay(path, references, threshold=verdict.DETECTION_THRESHOLD, notes=None):
                     else None,
                 )
             )
-    if not figures and not failures:
-        raise ClusterbenchError(f'{report}: no replayable test case')
-    figures, derived = portable.split(data, report, figures)
-    judged = verdict.group(figures, threshold=threshold)
-    if notes is not None:
-        notes += guide.lines(
-            judged, [c for c in cases if not c.get('fixture')], references
-        )
-    return verdict.rows(judged + portable.judge(derived), failures)
+    judgedsession.add(loaded, data, report, figures=figures, failures=failures)

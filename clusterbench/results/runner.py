@@ -20,9 +20,9 @@ from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import (
     guide,
+    judgedsession,
     nodelock,
     plausibility,
-    portable,
     reframe_output,
     retries,
     runreport,
@@ -275,6 +275,8 @@ def run(
     threshold=verdict.DETECTION_THRESHOLD,
     confirm_runs=confirm.DEFAULT_RUNS,
     reports=None,
+    # Seconds the confirmation runs wait, at most, for a quiet machine.
+    confirm_wait=confirm.DEFAULT_WAIT,
 ):
     """Run the suite on *system* with ReFrame, as it goes printing to *out*
     what runs; the judged :class:`Session`, or one line (ClusterbenchError).
@@ -306,11 +308,14 @@ def run(
                 or 'a check file that failed to load is reported above'
             )
             raise ClusterbenchError(f'{report}: no test ran on {system} ({why})')
-        figures, failures = runreport.extract(data, report)
-        figures, portable_figures = portable.split(data, report, figures)
-        judged = verdict.group(figures, threshold=threshold)
-        reports, failed_otherwise = [report], _failed_otherwise(ran, data)
-        red = confirm.red_cases(judged, runreport.cases(data, report))
+        # Judged as `compare` judges the stored session (results.judgedsession):
+        # the first run, then with its confirmation runs' reports.
+        session = judgedsession.add(judgedsession.Loaded([], [], [], [], []),
+                                    data, report)  # fmt: skip
+        judged, table = judgedsession.judge(session, threshold=threshold)
+        failed_otherwise = _failed_otherwise(ran, data)
+        # Every figure that fails the run, portable ones too, is confirmed.
+        red = confirm.red_cases(table, runreport.cases(data, report))
         quiet = {where: cases for where, cases in red.items() if where[1] in noisy}
         if red and confirm_runs and not quiet:
             print(f'\nConfirmation runs: none, {switch.off(system)}', file=out)
@@ -319,33 +324,37 @@ def run(
         if red and confirm_runs and why_not:
             print(f'\nConfirmation runs: {why_not}', file=out)
         elif red and confirm_runs:
-            first = judged
-            more = _confirmation_sessions(
+            first = table
+            recorded = len(session.figures), len(session.portable)
+            confirm.wait_until_quiet(confirm_wait, out)
+            trouble = _confirmation_sessions(
                 red,
                 confirm_runs,
                 (config, checks, extra, launch),
                 out,
+                session,
             )
-            figures, failures = figures + more[0], failures + more[1]
-            portable_figures += more[4]
-            reports += more[2]
-            failed_otherwise |= bool(more[3])
-            judged = verdict.group(figures, threshold=threshold)
-            summary = confirm.summary(first, judged, confirm_runs, more[0], more[3])
+            failed_otherwise |= bool(trouble)
+            judged, table = judgedsession.judge(session, threshold=threshold)
+            more = [
+                *session.figures[recorded[0] :],
+                *session.portable[recorded[1] :],
+            ]
+            summary = confirm.summary(first, table, confirm_runs, more, trouble)
             print(f'\n{summary}', file=out)
     finally:
         if lock:
             lock.release()
     return Session(
         directory=prefix,
-        table=verdict.rows(judged + portable.judge(portable_figures), failures),
-        reports=reports,
+        table=table,
+        reports=session.reports,
         not_loaded=ran.not_loaded,
         no_space=ran.no_space[0] if ran.no_space else '',
         failed_otherwise=failed_otherwise,
         not_stored=ran.not_stored,
         notes=[
-            *plausibility.lines(reports),
+            *plausibility.lines(session.reports),
             *guide.lines(judged, runreport.cases(data, report), references),
             *_not_sent(ran),
         ],
@@ -371,13 +380,13 @@ def _reframe(argv, out, env, lock):
     )
 
 
-def _confirmation_sessions(red, runs, session, out):
+def _confirmation_sessions(red, runs, session, out, judged):
     """Run the test cases *red* (see confirm.red_cases) *runs* more times, one
-    ReFrame session per partition and environment; return their (figures,
-    failures, report paths, what went wrong beyond figures: a set of
-    confirm.NO_REPORT, confirm.SESSION_FAILED, portable figures)."""
+    ReFrame session per partition and environment, each report added to
+    *judged* (a judgedsession.Loaded); return what went wrong beyond figures:
+    a set of confirm.NO_REPORT, confirm.SESSION_FAILED."""
     config, checks, extra, launch = session
-    figures, failures, reports, failed, portables = [], [], [], set(), []
+    failed = set()
     for (system, partition, environ), hashes in sorted(red.items()):
         sub = confirm.directory(launch.prefix, system, partition, environ)
         os.makedirs(sub, exist_ok=True)
@@ -393,17 +402,11 @@ def _confirmation_sessions(red, runs, session, out):
             print(f'confirmation runs: {err}', file=out)
             failed.add(confirm.NO_REPORT)
             continue
-        more_figures, more_failures = runreport.extract(data, report)
-        # Its portable figures join the first run's (one row, judged by its
-        # band), not a row of their own without a reference.
-        more_figures, more_portable = portable.split(data, report, more_figures)
-        figures += more_figures
-        portables += more_portable
-        failures += more_failures
-        reports.append(report)
+        # Its figures, portable ones too, join the first run's: one row each.
+        judgedsession.add(judged, data, report)
         if _failed_otherwise(ran, data):
             failed.add(confirm.SESSION_FAILED)
-    return figures, failures, reports, failed, portables
+    return failed
 
 
 def _failed_otherwise(ran, data):

@@ -24,7 +24,7 @@ from reframe.core.builtins import run_before
 
 from clusterbench.checks.plugins import jobstate
 from clusterbench.checks.plugins.references import ExternalReferences
-from clusterbench.checks.plugins.runconditions import RunConditions
+from clusterbench.checks.plugins.runconditions import RunConditions, resources_of
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
 
 
@@ -34,6 +34,11 @@ class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
 
     def reference_host_probe(self):
         return self.host_probe_of_references()
+
+    def probe_resources(self):
+        # The figures the parser declares: what the probe measures.
+        declared = getattr(self.output_parser, 'DECLARED', None)
+        return resources_of(declared) if declared else super().probe_resources()
 
     @run_before('sanity')
     def _scheduler_verdict(self):

@@ -34,14 +34,38 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import loggable, run_before, variable
 from reframe.core.logging import getlogger
 
-from clusterbench.judging import verdict
-from clusterbench.noisyhost import conditions, quiet, switch
+from clusterbench.core import figures
+from clusterbench.judging import verdict, vocabulary
+from clusterbench.noisyhost import conditions, hostprobe, quiet, switch
 
 CONDITIONS_FILE = 'conditions.json'
 
 
+def resources_of(declared):
+    """What a test's figures depend on, from their declarations (the host
+    probe measures these at the test's parallelism): a memory-bound figure
+    the memory bandwidth, another flop rate the cores' arithmetic, a latency
+    or another bandwidth the link between two ranks. Times, counts and
+    shares depend on whatever the rest does."""
+    found = set()
+    for figure in declared:
+        if vocabulary.is_memory_bound(figure.name, figure.unit):
+            found.add(hostprobe.MEMORY)
+        elif figure.unit in figures.FLOP_RATE_UNITS:
+            found.add(hostprobe.COMPUTE)
+        elif vocabulary.is_link_unit(figure.unit):
+            found.add(hostprobe.LINK)
+    return tuple(r for r in hostprobe.RESOURCES if r in found)
+
+
 def wrapper_options(
-    output, ranks, local, python=sys.executable, probe=True, cpus_per_rank=1
+    output,
+    ranks,
+    local,
+    python=sys.executable,
+    probe=True,
+    cpus_per_rank=1,
+    resources=hostprobe.RESOURCES,
 ):
     """The launcher modifier's options (the modifier itself is ``env``)."""
     return [
@@ -61,6 +85,8 @@ def wrapper_options(
         str(cpus_per_rank),
         *(['--local'] if local else []),
         *([] if probe else ['--no-probe']),
+        '--probe-resources',
+        ','.join(resources) or 'none',
         '--',
     ]
 
@@ -122,6 +148,7 @@ class RunConditions(rfm.RegressionTestPlugin):
                 probe=self.probe_host and self._noisy_host() is not None,
                 # A rank's threads (STREAM: one rank, a thread per core).
                 cpus_per_rank=self.num_cpus_per_task or 1,
+                resources=self.probe_resources(),
             ),
             *(inner if inner[0] else []),
         ]
@@ -149,6 +176,11 @@ class RunConditions(rfm.RegressionTestPlugin):
         """The host probe's figures in the sessions this test's references
         were made from, or {} (a check without references has none)."""
         return {}
+
+    def probe_resources(self):
+        """What the host probe measures at the test's parallelism
+        (:func:`resources_of` its figures); all of them by default."""
+        return hostprobe.RESOURCES
 
     @loggable
     @property
