@@ -257,9 +257,19 @@ def test_the_fourth_run_is_judged_by_them(week):
     assert fourth.returncode in (0, 1, 3), said(fourth)
     assert 'unknown unit' not in fourth.stdout + fourth.stderr
     table = fourth.stdout[fourth.stdout.index('Results: ') :]
+    # A figure whose three sessions spread wider than ±100 % (a loaded
+    # machine's message rate) is written as context, never a band (issue
+    # 40): `no reference` there, and the update said so.
+    context = {
+        line.split(':', 1)[0].split()[-1]
+        for line in week['update'].stdout.splitlines()
+        if 'context only' in line
+    }
     for figure in ('msgrate', 'latency', 'bandwidth', 'stream_triad', 'dgemm'):
         rows = [line for line in table.splitlines() if f' {figure} ' in line]
-        assert rows and not any('no reference' in r for r in rows), (figure, table)
+        assert rows, (figure, table)
+        if figure not in context:
+            assert not any('no reference' in r for r in rows), (figure, table)
 
 
 def test_results_database_and_perflogs_where_the_docs_say(week):

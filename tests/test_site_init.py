@@ -314,7 +314,10 @@ def test_init_on_the_box_then_plain_reframe_passes(tmp_path):
             if c['name'].startswith('CGSolverCheck')
         ]
         assert {c['environ'] for c in checked} == {'gnu-openmpi', 'gnu-mpich'}
-        assert all(c['result'] == 'pass' for c in checked)
+        # Validated with one retry (issue 39): each case's last attempt (a
+        # later run of the report) passed, whatever its first did.
+        last = {(c['name'], c['environ']): c['result'] for c in checked}
+        assert set(last.values()) == {'pass'}, last
         assert {c['num_tasks'] for c in checked} == {2}
 
         code, output, report = testing.run_reframe(
