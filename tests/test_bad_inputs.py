@@ -507,7 +507,7 @@ def test_14_html_in_a_report_is_escaped(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert_line(
         result.stdout,
-        f'wrote {html} (1 configuration(s), 3 figure(s), 2 plot(s)) and the CSVs in '
+        f'wrote {html} (1 configuration(s), 3 figure(s), 1 plot(s)) and the CSVs in '
         f'{tmp_path}/report-data/ in {{NUM}} s',
     )
     text = html.read_text()

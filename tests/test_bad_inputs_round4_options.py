@@ -53,12 +53,19 @@ def _parsers():
 def _numeric(action):
     """An option that takes a number: one with a type argparse calls
     (int, float or a function of the project's), not a word among choices."""
-    return (
-        action.option_strings
-        and action.type is not None
-        and action.type is not str
-        and action.choices is None
-    )
+    if not action.option_strings or action.type in (None, str) or action.choices:
+        return False
+    if action.type in (int, float) or isinstance(action.type, numbers.Number):
+        return True
+    # Another type of the project's is one if it reads a number; one that
+    # reads words (a comma list of resources) is not.
+    for text in ('1', '0.5', '100', '3600'):
+        try:
+            if isinstance(action.type(text), (int, float)):
+                return True
+        except (argparse.ArgumentTypeError, ValueError, TypeError):
+            continue
+    return False
 
 
 OPTIONS = sorted(

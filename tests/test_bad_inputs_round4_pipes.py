@@ -21,7 +21,7 @@ import pytest
 from badinput import Store, hashes
 from conftest import PROJECT
 from rfm import CG_CHECKS, TINY_CG, classic_cg_references, tool
-from test_bad_inputs_verdict import session
+from test_bad_inputs_verdict import slower
 
 QUIET = ('-S', 'judge_conditions=false', '-S', 'probe_host=false')
 #: A pipe holds 64 KiB on Linux: an output past it is still being written
@@ -194,22 +194,6 @@ def test_56_baseline_into_a_closed_pipe_records_and_is_refused(tmp_path):
 
 
 # --- compare and references check: more than a pipe holds -----------------------
-
-
-def slower(store, copies):
-    """A session of *copies* HPCC tests, each its own test case, whose
-    figures are half their references: SLOWER."""
-    path = session(store, factor=0.5)
-    data = json.loads(path.read_text())
-    (case,) = data['runs'][0]['testcases']
-    names = ('name', 'display_name', 'unique_name')
-    data['runs'][0]['testcases'] = [
-        {**case, **{key: f'{case[key]} %copy={n}' for key in names}}
-        for n in range(copies)
-    ]
-    path.write_text(json.dumps(data))
-    store.before = hashes(store.refs, store.results)
-    return path
 
 
 def test_56_compare_into_a_closed_pipe_fails(tmp_path):

@@ -481,7 +481,7 @@ def test_13_report_names_a_malformed_curve_and_skips_an_impossible_time(tmp_path
     assert done.code == 0, done.err
     assert_line(
         done.out,
-        f'wrote {html} (1 configuration(s), 32 figure(s), {{NUM}} plot(s)) and '
+        f'wrote {html} (2 configuration(s), 32 figure(s), {{NUM}} plot(s)) and '
         f'the CSVs in {tmp_path}/out-data/ in {{NUM}} s',
     )
     assert SHOWN[what] in html.read_text()
