@@ -248,8 +248,27 @@ def test_three_runs_then_references_with_fabric_and_acceptance_figures(week):
     assert f'refs/{SYSTEM}/fabric.yaml' in written
     assert f'refs/{SYSTEM}/nodeprobe.yaml' in written
     fabric = open(os.path.join(week['base'], 'centre', 'refs', SYSTEM, 'fabric.yaml'))
-    assert 'Mmsg/s' in fabric.read()
+    if 'msgrate' in _context_figures(update):
+        # Three sessions of a loaded machine spread wider than ±100 %: the
+        # message rate is context (issue 40), and the update said so in Mmsg/s.
+        said_so = [
+            line
+            for line in written.splitlines()
+            if 'msgrate' in line and 'context only' in line
+        ]
+        assert any('Mmsg/s' in line for line in said_so), written
+    else:
+        assert 'Mmsg/s' in fabric.read()
     assert week['check'].returncode == 0, said(week['check'])
+
+
+def _context_figures(update):
+    """The figures `references update` wrote as context only."""
+    return {
+        line.split(':', 1)[0].split()[-1]
+        for line in update.stdout.splitlines()
+        if 'context only' in line
+    }
 
 
 def test_the_fourth_run_is_judged_by_them(week):
@@ -260,11 +279,7 @@ def test_the_fourth_run_is_judged_by_them(week):
     # A figure whose three sessions spread wider than ±100 % (a loaded
     # machine's message rate) is written as context, never a band (issue
     # 40): `no reference` there, and the update said so.
-    context = {
-        line.split(':', 1)[0].split()[-1]
-        for line in week['update'].stdout.splitlines()
-        if 'context only' in line
-    }
+    context = _context_figures(week['update'])
     for figure in ('msgrate', 'latency', 'bandwidth', 'stream_triad', 'dgemm'):
         rows = [line for line in table.splitlines() if f' {figure} ' in line]
         assert rows, (figure, table)
