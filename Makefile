@@ -44,14 +44,21 @@ format: setup
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR) dist
+	rm -rf .pytest_cache .ruff_cache $(BUILD_DIR) dist *.egg-info
 
 # A wheel for a root-free install elsewhere (docs/adoption.md): no set-up
 # profile (no apt-get), only a Python with pip and setuptools: the venv's if
 # there is one.
 PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
+# setuptools builds in the checkout (build/lib, build/bdist.*, *.egg-info):
+# removed before (a stale build/lib would be packaged) and after; our C
+# builds in build/ are kept.
+SETUPTOOLS_DEBRIS := build/lib build/bdist.* clusterbench.egg-info
 dist:
+	rm -rf $(SETUPTOOLS_DEBRIS)
 	$(PYTHON) -m pip wheel --no-deps --no-build-isolation -w dist .
+	rm -rf $(SETUPTOOLS_DEBRIS)
+	@rmdir build 2>/dev/null || true
 
 # The Slurm test cluster `box` (root; network namespaces) and acceptance on it.
 box-up: setup

@@ -131,11 +131,13 @@ def module_environment(
     env_vars=(),
     compiler='gcc',
     blas='openblas',
+    extras=None,
 ):
     """An environment whose compiler, MPI and BLAS come from *modules* (Lmod,
     Tcl, or a Spack-generated tree): the MPI's own wrappers on the PATH they
     set. *mpi*, *compiler* and *blas* are Spack package names; the checks
-    match them against their parameters (``extras``)."""
+    match them against their parameters (``extras``). *extras* adds to them
+    (``{'npb_module': 'npb/3.4.3'}``: the NPB this environment runs)."""
     root = _OPENMPI_ROOT if mpi == 'openmpi' else []
     environ = {
         'name': name,
@@ -152,7 +154,7 @@ def module_environment(
             *extra_features,
         ],
         'env_vars': [*root, *env_vars],
-        'extras': {'mpi': mpi, 'compiler': compiler, 'blas': blas},
+        'extras': {'mpi': mpi, 'compiler': compiler, 'blas': blas, **(extras or {})},
     }
     return _checked(environ)
 
@@ -181,11 +183,23 @@ def _checked(environ):
 
 def general(**overrides):
     """General settings shared by every system."""
+    _stage_under_results()
     settings = {
         'report_file': os.path.join(RESULTS, 'reports', 'run-report-{sessionid}.json'),
     }
     settings.update(overrides)
     return [settings]
+
+
+def _stage_under_results():
+    """Plain ``reframe`` puts its stage/ and output/ under the results root
+    too, beside the database and the perflogs (ReFrame's default is the
+    directory it runs in). As the ``--prefix`` that `clusterbench run` gives
+    each session, it is used instead of a system's ``prefix``; ``--prefix``
+    or ``RFM_PREFIX`` move them. Only when ReFrame loads the configuration:
+    clusterbench itself only reads it."""
+    if 'reframe.frontend.cli' in sys.modules:
+        os.environ.setdefault('RFM_PREFIX', RESULTS)
 
 
 def host_memory_bytes():

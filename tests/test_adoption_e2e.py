@@ -1,30 +1,37 @@
-"""A centre's first week, step by step as docs/adoption.md says, as an
-unprivileged user on the test cluster (issue 30).
+"""A centre's first week, step by step as README's "Adopting clusterbench
+at your centre" and docs/adoption.md say, as an unprivileged user on the
+test cluster (issues 30, 41).
 
 Root builds nothing for the centre: the user builds the wheel with `make
 dist` (no set-up profile, no apt-get), also installs from a read-only
 checkout; root only makes the shared venv (read-only to the user) from that
 wheel and brings up the 2-node test cluster. Then, as the user, in the
-centre's own directory: `clusterbench site init` with an access option,
-the TODOs completed, `spack-envs`, three runs, `references update --write`
-(fabric figures, in Mmsg/s too, and the node battery's acceptance figures),
-`references check`, a fourth run judged against them; results, database and
-perflogs under the centre's results/, nothing in the venv; and a read-only
-location that fails loudly.
+centre's own directory: `clusterbench site init` with an access option
+(it finds Debian's hpcc and NetPIPE on the nodes and enables them), the
+TODOs completed, `spack-envs`, README step 3's command as README prints it
+(HPL, DGEMM, STREAM and MPI latency measured by HPCC on the generated
+config, every figure `no reference`), README step 4's `baseline` (three
+sessions), `references check`, and step 3's command again, judged by that
+baseline; the CG check built and run from the read-only venv; results,
+database and perflogs under the centre's results/, nothing in the venv; and
+a read-only location that fails loudly.
 
-Tiny work: the fabric program's all-pairs run over the two nodes and the
-node battery with one short sample, in one environment (gnu-openmpi; MPICH
-4.0.2 can hang in MPI_Finalize on the box, see site_configs/box.py).
+Tiny work: HPCC at N=1152, the fabric program's all-pairs run over the two
+nodes and the node battery with one short sample, in one environment
+(gnu-openmpi; MPICH 4.0.2 can hang in MPI_Finalize on the box, see
+site_configs/box.py).
 """
 
 import glob
 import os
 import re
+import shlex
 import shutil
 import tempfile
 
 import adoption
 import pytest
+from conftest import PROJECT
 
 from clusterbench.testcluster import testing
 
@@ -44,6 +51,16 @@ SELECT = (
     '^FabricCheck$',
     '-n',
     '^NodeProbeCheck$',
+    '-n',
+    '^HPCCCheck$',
+    '-S',
+    'hpl_n=1152',
+    '-S',
+    'hpl_nb=96',
+    # A box node has one core: HPCC's PingPong pairs need two ranks, one per
+    # node, and their latency is then the link's.
+    '-S',
+    'HPCCCheck.num_nodes=2',
     '-p',
     '^gnu-openmpi$',
     '-S',
@@ -63,6 +80,18 @@ ACCEPTANCE = (
     "'acceptance': {'min_spread': 0.15, 'link_bandwidth_min_mbs': 50.0, "
     "'link_latency_max_us': 500.0, 'link_stall_max': 0.01},"
 )
+
+
+def readme_step(number):
+    """The command of README's adoption step *number* (its ``sh`` block,
+    continuation lines joined), for the system of this test."""
+    text = open(os.path.join(PROJECT, 'README.md')).read()
+    section = text[text.index('## Adopting clusterbench at your centre') :]
+    step = section[section.index(f'\n{number}. **') :]
+    block = re.search(r'```sh\n(.*?)```', step, re.S).group(1)
+    command = re.sub(r'\\\n\s*', '', block).strip()
+    assert '\n' not in command, command
+    return command.replace('mycluster', SYSTEM)
 
 
 def complete_acceptance_todo(config):
@@ -138,27 +167,28 @@ def _first_week(base):
 
         complete_acceptance_todo(pathlib.Path(config))
         steps['spack-envs'] = user('clusterbench', 'spack-envs')
-        steps['runs'] = [
-            user('clusterbench', 'run', '--system', SYSTEM, '--', *SELECT)
-            for _ in range(3)
-        ]
-        reports = sorted(
+        # README step 3, as README prints it (the tiny selection after `--`).
+        first = readme_step(3)
+        steps['runs'] = [user('bash', '-c', f'{first} -- {shlex.join(SELECT)}')]
+        # README step 4 in the same directory: three sessions, not spaced.
+        baseline = readme_step(4).replace('--system', '--spacing 0 --system')
+        steps['baseline'] = user('bash', '-c', f'{baseline} -- {shlex.join(SELECT)}')
+        steps['reports'] = sorted(
             glob.glob(os.path.join(centre, 'results', SYSTEM, '*', 'report.json'))
         )
-        steps['reports'] = reports
-        # 4. First references, from the three runs; then a run judged by them.
-        refs = os.path.join(centre, 'refs')
-        steps['update'] = user(
-            'clusterbench', 'references', 'update', '--from', *reports[-3:],
-            '--directory', refs, '--write',
-        )  # fmt: skip
-        steps['check'] = user(
-            'clusterbench', 'references', 'check', '--references', refs
-        )
+        steps['refs'] = adoption.tree(os.path.join(centre, 'reference_data'))
+        steps['check'] = user('clusterbench', 'references', 'check')
+        steps['paths-references'] = user('clusterbench', 'paths', 'references')
+        # Step 3's command again, as it is: judged by the baseline.
         steps['fourth'] = user(
-            'clusterbench', 'run', '--system', SYSTEM, '-v', '--confirm', '0',
-            '--', *SELECT,
-            more={'RFM_REFERENCE_PREFIX': refs},
+            'bash', '-c', f'{first} -v --confirm 0 -- {shlex.join(SELECT)}'
+        )
+        # The CG check: built from the read-only venv's sources and run.
+        steps['cg'] = user(
+            'clusterbench', 'run', '--system', SYSTEM, '--format', 'json', '--',
+            '-n', 'CGSolverCheck%stencil=7%variant=classic%ranks_per_node=1',
+            '-p', '^gnu-openmpi$', '-S', 'problem_class=S',
+            '-S', 'judge_conditions=false', '-S', 'probe_host=false',
         )  # fmt: skip
         # A location the user cannot write: fails loudly, nothing lost.
         readonly = adoption.world_readable_dir(os.path.join(base, 'readonly'))
@@ -173,7 +203,8 @@ def _first_week(base):
             cwd=readonly,
         )  # fmt: skip
         steps['not-stored'] = user(
-            'clusterbench', 'run', '--system', SYSTEM, '--', *SELECT[:2], *SELECT[4:6],
+            'clusterbench', 'run', '--system', SYSTEM,
+            '--', '-n', '^FabricCheck$', '-p', '^gnu-openmpi$',
             more={'RFM_SQLITE_DB_FILE': os.path.join(readonly, 'results.db')},
         )  # fmt: skip
     steps['venv-after'] = adoption.tree(shared)
@@ -238,28 +269,58 @@ def test_the_generated_spack_environment_passes(week):
     assert '1 site configs and their Spack environments agree' in envs.stdout
 
 
-def test_three_runs_then_references_with_fabric_and_acceptance_figures(week):
-    for run in week['runs']:
-        assert run.returncode in (0, 3), said(run)
-        assert 'no reference' in run.stdout
-    update = week['update']
-    assert update.returncode == 0, said(update)
-    written = update.stdout
-    assert f'refs/{SYSTEM}/fabric.yaml' in written
-    assert f'refs/{SYSTEM}/nodeprobe.yaml' in written
-    fabric = open(os.path.join(week['base'], 'centre', 'refs', SYSTEM, 'fabric.yaml'))
-    if 'msgrate' in _context_figures(update):
+def _figures(report):
+    """{(check, figure): value} of every figure a session recorded."""
+    import json
+
+    cases = json.load(open(report))['runs'][0]['testcases']
+    return {
+        (case['name'].split()[0], key.split(':')[-1]): perf[0]
+        for case in cases
+        for key, perf in (case.get('perfvalues') or {}).items()
+    }
+
+
+def test_the_first_run_measures_hpl_dgemm_stream_and_mpi_latency(week):
+    (first,) = week['runs']
+    assert first.returncode in (0, 3), said(first)
+    assert 'no reference' in first.stdout
+    # Every figure is new: the run names the command that makes them, with
+    # the run's own options.
+    assert f'make them with: clusterbench baseline --system {SYSTEM}' in first.stdout
+    assert 'no environment of' not in first.stdout, said(first)
+    measured = _figures(week['reports'][0])
+    for figure in ('hpl', 'dgemm_star', 'stream_star_triad', 'pingpong_latency_min'):
+        assert ('HPCCCheck', figure) in measured, sorted(measured)
+        assert measured['HPCCCheck', figure] > 0
+
+
+def test_the_baseline_of_three_sessions_writes_the_references_in_use(week):
+    baseline = week['baseline']
+    assert baseline.returncode == 0, said(baseline)
+    assert len(week['reports']) >= 4  # the first run and the baseline's three
+    refs = week['refs']
+    for name in ('fabric.yaml', 'nodeprobe.yaml', 'hpcc.yaml'):
+        assert f'{SYSTEM}/{name}' in refs, refs
+    assert any(f.startswith(f'{SYSTEM}/provenance/') for f in refs), refs
+    fabric = open(
+        os.path.join(week['base'], 'centre', 'reference_data', SYSTEM, 'fabric.yaml')
+    )
+    if 'msgrate' in _context_figures(baseline):
         # Three sessions of a loaded machine spread wider than ±100 %: the
-        # message rate is context (issue 40), and the update said so in Mmsg/s.
+        # message rate is context (issue 40), and the baseline said so.
         said_so = [
             line
-            for line in written.splitlines()
+            for line in baseline.stdout.splitlines()
             if 'msgrate' in line and 'context only' in line
         ]
-        assert any('Mmsg/s' in line for line in said_so), written
+        assert any('Mmsg/s' in line for line in said_so), baseline.stdout
     else:
         assert 'Mmsg/s' in fabric.read()
     assert week['check'].returncode == 0, said(week['check'])
+    assert week['paths-references'].stdout == 'reference_data\n', said(
+        week['paths-references']
+    )
 
 
 def _context_figures(update):
@@ -279,8 +340,14 @@ def test_the_fourth_run_is_judged_by_them(week):
     # A figure whose three sessions spread wider than ±100 % (a loaded
     # machine's message rate) is written as context, never a band (issue
     # 40): `no reference` there, and the update said so.
-    context = _context_figures(week['update'])
-    for figure in ('msgrate', 'latency', 'bandwidth', 'stream_triad', 'dgemm'):
+    assert table.startswith('Results: ') and fourth.stdout.startswith(
+        'references: reference_data ('
+    ), fourth.stdout[:300]
+    context = _context_figures(week['baseline'])
+    for figure in (
+        'msgrate', 'latency', 'bandwidth', 'stream_triad', 'dgemm', 'hpl',
+        'stream_star_triad', 'pingpong_latency_min',
+    ):  # fmt: skip
         rows = [line for line in table.splitlines() if f' {figure} ' in line]
         assert rows, (figure, table)
         if figure not in context:
@@ -294,8 +361,20 @@ def test_results_database_and_perflogs_where_the_docs_say(week):
     assert logs, centre
     sessions = {f.split('/')[2] for f in centre if f.startswith(f'results/{SYSTEM}/')}
     assert len(sessions) >= 5  # site init's, three, the fourth
-    for run in [*week['runs'], week['fourth']]:
+    for run in [*week['runs'], week['baseline'], week['fourth'], week['cg']]:
         assert 'failed to store' not in run.stdout
+
+
+def test_the_read_only_venv_builds_and_runs_the_cg_check(week):
+    import json
+
+    cg = week['cg']
+    assert cg.returncode in (0, 3), said(cg)
+    rows = [r for r in json.loads(cg.stdout) if r['test'].startswith('CGSolverCheck')]
+    assert rows, cg.stdout[-3000:]
+    assert all(r['verdict']['kind'] != 'FAILED' for r in rows), rows
+    (gflops,) = [r for r in rows if r['variable'] == 'gflops']
+    assert gflops['value'] > 0, gflops
 
 
 def test_a_read_only_location_fails_loudly(week):

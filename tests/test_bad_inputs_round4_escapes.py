@@ -134,9 +134,8 @@ def test_57_the_references_line_escapes_its_directory(tmp_path):
     result = cb('compare', session(store, factor=0.5), '--references', refs)
     assert result.returncode == 1, result.stderr
     assert_escaped(result)
-    assert result.stdout.splitlines()[0] == 'references: ' + str(refs).replace(
-        ESC, '\\x1b'
-    )
+    shown = str(refs).replace(ESC, '\\x1b')
+    assert result.stdout.splitlines()[0] == f'references: {shown} (--references)'
     store.assert_kept()
 
 

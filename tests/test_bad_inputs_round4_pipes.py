@@ -87,7 +87,7 @@ def test_56_run_into_a_closed_pipe_measures_on_and_fails(tmp_path):
         '--confirm', '0', '--checks', CG_CHECKS, '--', *TINY_CG, *QUIET,
         env=own_history(tmp_path),
     )  # fmt: skip
-    assert first == f'references: {refs}\n'
+    assert first == f'references: {refs} (--references)\n'
     assert (code, err) == (1, '')  # the SLOWER gflops, judged after the reader left
     (report,) = (tmp_path / 'results' / 'local').glob('*/report.json')
     cases = json.loads(report.read_text())['runs'][0]['testcases']
@@ -123,7 +123,9 @@ def ab_into_a_closed_pipe(tmp_path_factory):
 @pytest.mark.integration
 def test_56_ab_into_a_closed_pipe_measures_every_leg_and_fails(ab_into_a_closed_pipe):
     _, prefix, (code, first, err) = ab_into_a_closed_pipe
-    assert first == 'references: reference_data\n'
+    assert first == (
+        "references: reference_data (the current directory's: references of local)\n"
+    )
     assert (code, err) == (1, '')
     plan = json.loads((prefix / 'ab.json').read_text())
     assert [leg['arm'] for leg in plan['legs']] == list('ABBABAABABBA')
@@ -201,7 +203,10 @@ def test_56_compare_into_a_closed_pipe_fails(tmp_path):
     path = slower(store, copies=300)
     assert len(whole('compare', '-v', path).stdout) > PIPE_BUFFER
     code, first, err = one_line_then_leave('compare', '-v', path)
-    assert first == 'references: as recorded in the report by ReFrame\n'
+    assert first == (
+        'references: as recorded in the report by ReFrame (no --references or '
+        '$RFM_REFERENCE_PREFIX)\n'
+    )
     assert (code, err) == (1, '')
     store.assert_kept()
 

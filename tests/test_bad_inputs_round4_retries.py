@@ -158,8 +158,8 @@ exit 1
 
 
 def test_70_site_init_validates_with_a_retry(tmp_path):
-    """The validating run retries once; here (no `module` command on this
-    fake cluster) both attempts fail, and the one failure says so."""
+    """The validating run retries twice; here (no `module` command on this
+    fake cluster) every attempt fails, and the one failure says so."""
     env = fake_cluster(tmp_path)
     sbatch = tmp_path / 'fake' / 'bin' / 'sbatch'
     sbatch.write_text(SBATCH)
@@ -180,14 +180,14 @@ def test_70_site_init_validates_with_a_retry(tmp_path):
     assert 'Traceback' not in output
     assert proc.returncode == 1, output
     (command,) = [line for line in output.splitlines() if line.startswith('$ ')]
-    assert ' --max-retries 1 ' in command
+    assert ' --max-retries 2 ' in command
     # The CG solver's build fixture, and the check that waited for it.
-    assert 'Retrying 2 failed check(s) (retry 1/1)' in output
+    assert 'Retrying 2 failed check(s) (retry 1/2)' in output
     failures = output.split('\nFailures:\n')[1].split('\n\n')[0]
     assert re.fullmatch(
         r'  CGSolverCheck on newsite:compute with gnu-openmpi: FAILED '
         r'\(compile_wait\): CGSolverSources failed: build error: .+ '
-        r'\(2 attempts, each failed\)',
+        r'\(3 attempts, each failed\)',
         ' '.join(failures.split('\n      ')),
     ), failures
     assert '\n0 pass, 0 no reference, 1 FAILED\n' in output + '\n'

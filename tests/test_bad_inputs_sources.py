@@ -338,7 +338,7 @@ def test_friction_the_npb_skip_line_names_the_mirror(tmp_path, mirror_set):
         '1 NPBCheck test: NPB not provided: give -S npb_source=<unpacked '
         'NPB3.4-MPI tree>, -S npb_prefix=<directory with the <bench>.S.x '
         'binaries>, -S npb_module=<module>, build it with -S build_mode=spack '
-        '(spack on PATH) from spack_envs/local/default-gnu-openmpi, or '
+        '(spack on PATH) from spack_envs/local/default/, or '
         f'{hint}; the release: {url}: cannot be fetched ({REFUSED})',
     )
     store.assert_kept(new_session=True)

@@ -23,7 +23,10 @@ from test_reftransaction import run_report
 from clusterbench.core import csvfile
 
 PACKAGE = os.path.join(PROJECT, 'clusterbench')
-RECORDED = 'references: as recorded in the report by ReFrame'
+RECORDED = (
+    'references: as recorded in the report by ReFrame (no --references or '
+    '$RFM_REFERENCE_PREFIX)'
+)
 
 
 def cb(*args, stdout=subprocess.PIPE):
@@ -178,9 +181,7 @@ def test_22_a_reader_that_stops_after_one_line_mid_table(tmp_path):
         [tool('clusterbench'), 'compare', '-v', str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT,
     )  # fmt: skip
-    assert (
-        proc.stdout.readline() == 'references: as recorded in the report by ReFrame\n'
-    )
+    assert proc.stdout.readline() == f'{RECORDED}\n'
     proc.stdout.close()
     assert proc.wait(timeout=300) == 1
     assert proc.stderr.read() == ''

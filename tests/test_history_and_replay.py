@@ -50,7 +50,7 @@ def test_update_then_replay_passes_and_tolerance_change_flags(session, tmp_path)
     assert upd.returncode == 0, upd.stderr
     replayed = clusterbench('replay', str(session), '--references', str(refs), '-v')
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
-    assert replayed.stdout.splitlines()[0] == f'references: {refs}'
+    assert replayed.stdout.splitlines()[0] == f'references: {refs} (--references)'
     got = {k: v for k, v in verdicts(replayed.stdout).items() if k[2] not in ENERGY}
     assert len(got) == len(hpcc.FIGURES) + 1 + 2 * 5
     assert set(got.values()) == {'pass'}

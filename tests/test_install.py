@@ -306,7 +306,10 @@ def test_every_command_reads_the_wheels_defaults(installed, fixtures_dir, tmp_pa
     # Judged against the wheel's references (no stored outputs: FAILED rows).
     replay = clusterbench('replay', SESSION)
     assert replay.returncode == 1, replay.stderr
-    assert f'references: {tree}/reference_data\n' in replay.stdout
+    assert (
+        f"references: {tree}/reference_data (clusterbench's own, packaged copy: "
+        'no reference_data/ here)\n'
+    ) in replay.stdout
     # The wheel's site config and checks: the config named in the one line.
     ab = clusterbench('ab', '--partitions', 'default', 'nosuch')
     assert ab.returncode == 2
@@ -329,7 +332,9 @@ def test_every_command_reads_the_wheels_defaults(installed, fixtures_dir, tmp_pa
     # References are written here, never into the wheel's copy.
     proposal = clusterbench('references', 'update', '--from', SESSION)
     assert proposal.returncode == 0, proposal.stderr
-    assert proposal.stdout.startswith('references: reference_data\n')
+    assert proposal.stdout.startswith(
+        "references: reference_data (the current directory's, made when written)\n"
+    )
     assert not (here / 'reference_data').exists()
     # One session: written only when forced (tests/test_rule_of_three.py).
     written = clusterbench(
@@ -339,10 +344,13 @@ def test_every_command_reads_the_wheels_defaults(installed, fixtures_dir, tmp_pa
     assert (here / 'reference_data' / 'local' / 'hpcc.yaml').is_file()
     check = clusterbench('references', 'check')
     assert check.returncode == 0, check.stdout + check.stderr
-    assert check.stdout.startswith('references: reference_data\n')
+    here_now = (
+        "references: reference_data (the current directory's: references of local)"
+    )
+    assert check.stdout.startswith(f'{here_now}\n')
     baseline = clusterbench('baseline', '--dry-run', '--from', SESSION)
     assert baseline.returncode == 0, baseline.stderr
-    assert '\nreferences: reference_data\n' in baseline.stdout
+    assert f'\n{here_now}\n' in baseline.stdout
     envs = clusterbench('spack-envs')
     assert envs.returncode == 0, envs.stdout + envs.stderr
     assert _files(venv) == before

@@ -266,12 +266,20 @@ def test_a_kind_without_references_is_guided_to_make_them():
     assert context[3] == ''  # and no more
 
 
-def test_guidance_only_where_no_figure_found_a_reference():
+def test_guidance_only_where_no_figure_found_a_reference(tmp_path):
     judged = [
         verdict.Judged('T', 'local', 'default', 'e', 'hpl', 'GFlop/s', [1.0],
                        90.0, -0.1, 0.1).judge()
     ]  # fmt: skip
     assert guide.lines(judged, [], 'reference_data') == []
+    # A portable band that passes is no reference of this machine (issue 41).
+    portable_only = [
+        verdict.Judged('T', 'local', 'default', 'e', 'hpl_peak_efficiency', '%',
+                       [70.0], 70.0, -0.3, 0.3, band=True).judge()
+    ]  # fmt: skip
+    assert portable_only[0].verdict == verdict.PASS
+    (line,) = guide.lines(portable_only, [], str(tmp_path))
+    assert line.startswith(f'no references for this machine in {tmp_path}: make')
     assert guide.nearest('AMD-25-1', {'AMD-25-17': [1], 'Intel-6-207': [1, 2]}) == (
         'AMD-25-17'
     )
@@ -293,7 +301,8 @@ def test_a_directory_without_any_reference_says_how_to_make_them(tmp_path):
     figures, _ = runreport.extract(data, 'r')
     judged = verdict.group(figures)
     lines = guide.lines(judged, runreport.cases(data), str(tmp_path))
+    # The command carries the directory: it writes where this looked.
     assert lines == [
         f'no references for Intel-6-207 in {tmp_path}: make them with: '
-        'clusterbench baseline --system local'
+        f'clusterbench baseline --system local --references {tmp_path}'
     ]

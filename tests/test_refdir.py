@@ -108,11 +108,15 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
     env = {'RFM_REFERENCE_PREFIX': str(by_env)}
 
     default = clusterbench('references', 'check')
-    assert default.stdout.splitlines()[0] == 'references: reference_data'
+    assert default.stdout.splitlines()[0] == (
+        "references: reference_data (the current directory's: references of local)"
+    )
     assert default.returncode == 0, default.stdout
 
     checked = clusterbench('references', 'check', env=env)
-    assert checked.stdout.splitlines()[0] == f'references: {by_env}'
+    assert checked.stdout.splitlines()[0] == (
+        f'references: {by_env} ($RFM_REFERENCE_PREFIX)'
+    )
     assert f'{by_env}/local/hpcc.yaml: 1 test(s)' in checked.stdout
     # The altered copy's hpl no longer matches its provenance: named.
     assert checked.returncode == 1
@@ -122,7 +126,7 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
     checked = clusterbench(
         'references', 'check', '--references', str(by_option), env=env
     )
-    assert checked.stdout.splitlines()[0] == f'references: {by_option}'
+    assert checked.stdout.splitlines()[0] == f'references: {by_option} (--references)'
 
     report = tmp_path / 'r.json'
     case = {
@@ -139,8 +143,8 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
     }
     report.write_text(json.dumps({'session_info': {}, 'runs': [{'testcases': [case]}]}))
     for args, directory in (
-        ((), by_env),
-        (('--references', str(by_option)), by_option),
+        ((), f'{by_env} ($RFM_REFERENCE_PREFIX)'),
+        (('--references', str(by_option)), f'{by_option} (--references)'),
     ):
         dry = clusterbench(
             'references', 'update', '--from', str(report), *args, env=env
@@ -150,7 +154,7 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
         assert 'dry run' in dry.stdout
         repaired = clusterbench('references', 'repair', *args, env=env)
         assert repaired.stdout.splitlines()[0] == f'references: {directory}'
-        assert f'{directory}: no interrupted update: nothing to repair' in (
+        assert f'{directory.split()[0]}: no interrupted update: nothing to repair' in (
             repaired.stdout
         )
 
@@ -168,9 +172,15 @@ def test_option_wins_over_the_variable_which_wins_over_the_default(tmp_path):
     case['perfvalues']['local:default:hpl'] = [30.0, 50.0, -0.1, 0.1, 'GFlop/s', 'x']
     report.write_text(json.dumps({'session_info': {}, 'runs': [{'testcases': [case]}]}))
     for args, environ, said, reference in (
-        ((), None, 'as recorded in the report by ReFrame', 50.0),
-        ((), env, str(by_env), 11.0),
-        (('--references', str(by_option)), env, str(by_option), 22.0),
+        (
+            (),
+            None,
+            'as recorded in the report by ReFrame (no --references or '
+            '$RFM_REFERENCE_PREFIX)',
+            50.0,
+        ),
+        ((), env, f'{by_env} ($RFM_REFERENCE_PREFIX)', 11.0),
+        (('--references', str(by_option)), env, f'{by_option} (--references)', 22.0),
     ):
         table = clusterbench('compare', str(report), *args, env=environ)
         assert table.stdout.splitlines()[0] == f'references: {said}', table.stderr
@@ -225,7 +235,9 @@ def test_run_judges_against_the_directory_it_validates(tmp_path):
             'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db'),
         },
     )
-    assert f'references: {refs}' in result.stdout.splitlines(), result.stdout
+    assert f'references: {refs} (--references)' in result.stdout.splitlines(), (
+        result.stdout
+    )
     # What ReFrame itself judged against is in its report.
     reports = list((tmp_path / 'results').glob('*/*/report.json'))
     assert len(reports) == 1, result.stdout

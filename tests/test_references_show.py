@@ -74,7 +74,7 @@ def test_crafted_directory_as_csv(tmp_path):
                   '--format', 'csv')  # fmt: skip
     assert result.returncode == 0, result.stderr
     # CSV stays the table alone; the directory is said on stderr.
-    assert result.stderr.strip() == f'references: {refs}'
+    assert result.stderr.strip() == f'references: {refs} (--references)'
     rows = {
         (r['test'], r['figure'], r['source']): r
         for r in csv.DictReader(io.StringIO(result.stdout))
@@ -94,7 +94,7 @@ def test_crafted_directory_as_csv(tmp_path):
     assert (time['band'], time['figure_class']) == ('±50 %', 'memory-bound')
     iterations = rows['CGSolverCheck ranks_per_node=1', 'iterations', 'sessions']
     assert iterations['figure_class'] == '1-rank'
-    assert time['note'] == 'wide: the sessions lay -20 %..+20 % from it'
+    assert time['note'] == 'wide: the sessions lay -20..+20 % from it'
     hpl = rows['HPLCheck', 'hpl', 'no provenance']
     assert (hpl['figure_class'], hpl['sessions'], hpl['spread']) == (
         'compute-bound',
@@ -114,15 +114,15 @@ def test_crafted_directory_as_text(tmp_path):
     result = show('--references', str(refs), '--site-configs', str(sites))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == f'references: {refs}'
+    assert lines[0] == f'references: {refs} (--references)'
     assert 'mysys:cpu, gnu, CPU X-1-2' in lines
     assert (
-        f'  CGSolverCheck ranks_per_node=1: 3 sessions, 2026-11-18..2026-11-20 '
-        f'({refs}/mysys/provenance/cgsolver.yaml)'
+        '  CGSolverCheck ranks_per_node=1: 3 sessions, 2026-11-18..2026-11-20 '
+        '(mysys/provenance/cgsolver.yaml)'
     ) in lines
     (time,) = [line for line in lines if line.startswith('    time ')]
     assert time.split()[1:6] == ['10', 's', '±50', '%', 'memory-bound']
-    assert time.endswith('wide: the sessions lay -20 %..+20 % from it')
+    assert time.endswith('wide: the sessions lay -20..+20 % from it')
     assert (
         'CPU X-1-2: 3 reference figure(s), 1 with a band wider than ±10 % on its '
         'bad side (compute-bound and 1-rank: 0 of 1; memory-bound, named with '

@@ -71,7 +71,7 @@ def test_the_first_screen_is_the_executive_table(browser, tmp_path):  # noqa: F8
     # The executive table starts, and its row ends, on the first screen.
     assert 0 < page['top'] < page['bottom'] <= HEIGHT, page
     assert page['banner_top'] < page['top']
-    assert 'DISTURBED session(s) left out' in page['banner']
+    assert '2 sessions: 1 undisturbed, 1 DISTURBED and left out' in page['banner']
     assert 'clusterbench baseline --system local' in page['banner']
     # The executive table's whole text is on the first screen (see above).
     seen = page['seen']

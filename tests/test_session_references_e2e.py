@@ -94,7 +94,8 @@ def test_update_from_three_real_sessions(recorded):
     tmp, reports, out = recorded
     assert len({json.load(open(r))['session_info']['uuid'] for r in reports}) == 3
     assert out.count('(n=6 in 3 sessions,') == 5, out
-    assert 'warning' not in out
+    # No shortfall (the solver's 14 % floor is named: a `check` warning).
+    assert 'warning: references update' not in out
     assert refdata.check_file(str(tmp / 'refs' / 'local' / 'cgsolver.yaml')) == {
         'CGSolverCheck': 5
     }

@@ -362,7 +362,8 @@ def test_site_config_cross_check_names_both_directions(tmp_path):
     )
     assert problems == [
         'site_configs/sys.py: systems:sys:partitions:part:environs:b: no Spack '
-        f'environment (expected {root}/sys/part-b/spack.yaml)',
+        f'environment (expected {root}/sys/part/spack.yaml, or part-b/spack.yaml '
+        'for b alone)',
         f'{root}/sys/part-stale/spack.yaml: no partition of system '
         "'sys' uses this environment",
     ]

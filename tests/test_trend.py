@@ -169,7 +169,7 @@ def test_the_references_in_use_judge_the_points(six, tmp_path):
         env={**os.environ, 'RFM_REFERENCE_PREFIX': str(refs)},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert f'references: {refs}' in result.stdout
+    assert f'references: {refs} ($RFM_REFERENCE_PREFIX)' in result.stdout
     rows = list(csv.DictReader(io.StringIO((tmp_path / 't.csv').read_text())))
     assert [r['verdict'] for r in rows] == ['FLAGGED'] * 3 + ['pass'] * 3
     assert {float(r['reference']) for r in rows} == {50.0}

@@ -6,10 +6,12 @@ import reframe as rfm
 from reframe.core.builtins import run_after, run_before, variable
 
 from clusterbench.bench import hpl_sizing
+from clusterbench.checks import needsfeature
 from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.instrumented import Instrumented
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
+from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations, hpcc
@@ -35,6 +37,7 @@ def hpccinf(problem):
 
 
 class HPCCBase(
+    RecordedSkip,
     HPLProblem,
     Instrumented,
     JudgedCheck,
@@ -66,9 +69,23 @@ class HPCCBase(
         MISSING_BINARY: 'hpcc not found on the nodes; Debian: apt-get install hpcc'
     }
 
+    @run_after('init')
+    def _a_case_where_no_environment_has_hpcc(self):
+        needsfeature.keep_one_case(self, 'hpcc')
+
     @run_after('setup')
     def _size_job(self):
+        needsfeature.skip_without(self, 'hpcc')
         cores = node_cores(self.current_partition)
+        # A batch scheduler refuses two ranks on a one-core node ("CPU count
+        # per node can not be satisfied"): say what runs there instead.
+        self.skip_if(
+            cores < 2
+            and self.num_nodes == 1
+            and self.current_partition.scheduler.registered_name != 'local',
+            'one core per node: HPCC needs two ranks for PingPong; '
+            'give -S HPCCCheck.num_nodes=2 (one rank per node)',
+        )
         # PingPong and the rings need two ranks; a one-core node oversubscribes.
         self.num_tasks_per_node = max(cores, 2) if self.num_nodes == 1 else cores
         self.num_tasks = self.num_tasks_per_node * self.num_nodes

@@ -25,6 +25,7 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
+from clusterbench.checks import needsfeature
 from clusterbench.checks.comm import PLACEMENTS, CommBase
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.shell import quote
@@ -60,8 +61,13 @@ class NetPIPEBase(CommBase):
     output_parser = netpipe
     output_file = OUTPUT_FILE
 
+    @run_after('init')
+    def _a_case_where_no_environment_has_netpipe(self):
+        needsfeature.keep_one_case(self, 'netpipe')
+
     @run_after('setup')
     def _configure(self):
+        needsfeature.skip_without(self, 'netpipe')
         upper = self.netpipe_upper
         if upper < 2 or upper & (upper - 1):
             raise ReframeError(

@@ -17,7 +17,7 @@ these ways, which win (ReFrame variables, set for the whole session with
 * Spack (``-S build_mode=spack``, with ``spack`` on PATH or
   ``$CLUSTERBENCH_SPACK``): ReFrame's Spack build system installs the npb
   root of the partition's committed environment
-  (``spack_envs/<system>/<partition>-<environ>/``), exactly as its
+  (``spack_envs/<system>/<partition>/``, or ``<partition>-<environ>/``), exactly as its
   ``spack.lock`` pins it, like every other Spack-built check
   (:class:`clusterbench.checks.plugins.spack.SpackBuild`); ``npb_spack_env`` names
   another environment, where ``npb implementation=mpi names=<bench>
@@ -185,9 +185,8 @@ class _NPBVariables(NPBReleaseVariables, RecordedSkip, LaunchDirPaths):
 
     def _npb_not_provided(self, *more):
         """The line saying how to provide NPB; *more*: other ways, last."""
-        part = self.current_partition
-        system, env = part.fullname.split(':')[0], self.current_environ.name
-        spack_env = os.path.join('spack_envs', system, f'{part.name}-{env}')
+        # Only NPBBinaries asks, a SpackBuild: the partition's environment.
+        spack_env = self.expected_spack_env()
         ways = [
             w.format(npb_class=self.npb_class, spack_env=spack_env)
             for w in NOT_PROVIDED

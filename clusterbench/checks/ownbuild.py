@@ -12,6 +12,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, sanity_function
 
+from clusterbench.checks.plugins.writablestage import stage_sources_writable
 from clusterbench.checks.shell import quote
 
 
@@ -20,6 +21,10 @@ class OwnProgramBuild(rfm.CompileOnlyRegressionTest):
     build_locally = True
     #: The programs this build makes, in ``build/`` of the stage directory.
     programs = ()
+
+    @run_before('compile', always_last=True)
+    def _stage_sources_writable(self):
+        stage_sources_writable(self)
 
     @run_before('compile')
     def _use_environment_compiler(self):

@@ -14,10 +14,11 @@ import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import run_after, sanity_function, variable
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
 
 from clusterbench.bench import sources
 from clusterbench.checks.plugins.spack import find_spack
+from clusterbench.checks.plugins.writablestage import stage_sources_writable
 
 
 def explicit_prefix(test, suite):
@@ -56,6 +57,10 @@ class SuiteBuild(rfm.CompileOnlyRegressionTest):
 
     def build_commands(self, cc, cxx):
         raise NotImplementedError
+
+    @run_before('compile', always_last=True)
+    def _stage_sources_writable(self):
+        stage_sources_writable(self)
 
     @run_after('setup')
     def _choose(self):

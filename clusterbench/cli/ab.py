@@ -2,12 +2,14 @@
 one session, and print each figure's ratio B/A with its 99 % interval."""
 
 import argparse
+import shlex
 import sys
+from collections import Counter
 
 from clusterbench.cli import common, numbers
 from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import paired, stats, verdict
+from clusterbench.judging import paired, stats, verdict, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.results import ab
 
@@ -80,11 +82,16 @@ def run(args):
     stopped = ab.interrupted(plan, samples)
     if stopped and args.strict and code == verdict.EXIT_OK:
         code = verdict.EXIT_STRICT  # the session did not do what was asked
+    nothing = paired.judged_nothing(rows)
+    if nothing and code == verdict.EXIT_OK:
+        code = verdict.EXIT_STRICT  # could not judge: never a pass
     if args.format == 'table':
         print(f'\nA/B session: {prefix}')
         for name in (paired.A, paired.B):
             arm = plan['arms'][name]
             print(f'  {name}: --system {arm["system"]} {" ".join(arm["args"])}')
+        if plan.get('extra'):
+            print(f'  both: {shlex.join(plan["extra"])}')
         ran = f'{stopped} (interrupted)' if stopped else _blocks(plan, samples)
         print(f'  {ran}; {len(plan["legs"])} legs run\n')
     for path in missing:
@@ -97,7 +104,30 @@ def run(args):
             + (' (exit 3 under --strict)' if code != verdict.EXIT_REGRESSION else ''),
             file=sys.stdout if args.format == 'table' else sys.stderr,
         )
+    if nothing:
+        print(
+            _judged_nothing(samples, code),
+            file=sys.stdout if args.format == 'table' else sys.stderr,
+        )
     return code
+
+
+def _judged_nothing(samples, code):
+    """Why no figure of speed was paired, and what to do: the last line."""
+    timed = [s for s in samples if not vocabulary.is_deterministic(s.variable, s.unit)]
+    reasons = Counter(s.disturbed for s in timed if s.disturbed)
+    if timed and len(reasons) and all(s.disturbed for s in timed):
+        why = f'every leg was DISTURBED ({reasons.most_common(1)[0][0]})'
+    elif reasons:
+        why = 'the DISTURBED legs left fewer than two blocks with both arms'
+    else:
+        why = 'no figure was measured in both arms'
+    return (
+        f'nothing judged: {why}; no figure of speed was paired (exit {code}, '
+        'could not judge). Run it again on a quiet machine or on nodes no other '
+        'job shares: `-- -S wait_quiet=60` waits up to 60 s for quiet before '
+        'each leg on a local partition; --max-blocks M measures more blocks'
+    )
 
 
 def _blocks(plan, samples):

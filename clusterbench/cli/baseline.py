@@ -11,7 +11,7 @@ from clusterbench.judging import selection
 from clusterbench.references import directory as refdir
 from clusterbench.references import proposalview
 from clusterbench.references import update as refupdate
-from clusterbench.results import baseline, runner
+from clusterbench.results import baseline, runner, suggested
 
 
 def run(args):
@@ -22,11 +22,49 @@ def run(args):
     if rounds is None:
         have = baseline.fewest_sessions(given)
         rounds = max(0, baseline.MIN_SESSIONS - have) if given else 3
-    recorded = []
     if rounds and args.dry_run:
         print(f'baseline: dry run: {rounds} session(s) not run')
-    elif rounds:
-        os.makedirs(references, exist_ok=True)
+        rounds = 0
+    # The sessions are judged against the directory written; one made for
+    # them goes again unless written: an empty reference_data/ left behind
+    # would read as the centre's references.
+    made = _missing(references) if rounds else []
+    try:
+        if rounds:
+            os.makedirs(references, exist_ok=True)
+        return _baseline(args, references, given, notes, rounds)
+    finally:
+        for folder in made:
+            if os.path.isdir(folder) and not os.listdir(folder):
+                os.rmdir(folder)
+
+
+def _missing(path):
+    """The directories that making *path* makes, deepest first."""
+    missing = []
+    path = os.path.abspath(path)
+    while not os.path.lexists(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    return missing
+
+
+def _options(args):
+    """This baseline's options, which a suggested one repeats."""
+    return suggested.of(
+        args.system,
+        args.config,
+        args.checks,
+        args.results,
+        args.references,
+        args.wait_quiet,
+        args.reframe_args,
+    )
+
+
+def _baseline(args, references, given, notes, rounds):
+    recorded = []
+    if rounds:
         _record(args, references, rounds, recorded)
     if not given + recorded:
         raise ClusterbenchError('baseline: no session: give --from SESSION...')
@@ -47,7 +85,9 @@ def run(args):
         done = refupdate.repair_first(found.proposals, references)
     for line in proposalview.lines(found.proposals, references):
         print(line)
-    why_not = baseline.refusal(found, args.system)
+    why_not = baseline.refusal(found, args.system, options=_options(args))
+    if why_not and not found.proposals and not args.dry_run:
+        raise ClusterbenchError(why_not)  # whatever --force or --complete-only say
     if why_not and args.complete_only:
         found = _complete_only(found, why_not)
     elif args.dry_run and why_not:
@@ -65,6 +105,8 @@ def run(args):
         print(line)
     for path in written:
         print(f'wrote {path}')
+    for line in baseline.wide_lines(found.proposals, references):
+        print(line)
     return 0
 
 

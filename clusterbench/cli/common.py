@@ -14,15 +14,17 @@ from clusterbench.results import portable
 #: Where each default comes from (core.paths): the current directory's, else
 #: clusterbench's own, the checkout's or the wheel's (`clusterbench paths`).
 OURS = "clusterbench's own (see `clusterbench paths`)"
+#: The references in use: one rule (references.directory).
 REFERENCES_HELP = (
     'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data/ '
-    f'here, else {OURS})'
+    f'here when it holds a reference file, else {OURS}; `clusterbench paths '
+    'references` prints it)'
 )
 #: A command that writes references never writes into the wheel's copy.
 WRITTEN_REFERENCES_HELP = (
     'reference directory (default: $RFM_REFERENCE_PREFIX, else reference_data/ '
-    "here, else the checkout's; from a wheel, reference_data/ here, made if "
-    'needed)'
+    "here when it holds a reference file, else the checkout's; from a wheel, "
+    'reference_data/ here, made when written)'
 )
 CONFIG_HELP = f'site config (default: site_configs/<system>.py here, else {OURS})'
 CHECKS_HELP = f'check directory (default: reframe_checks/ here, else {OURS})'

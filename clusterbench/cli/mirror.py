@@ -3,7 +3,7 @@ which downloads the default releases for an air-gapped site."""
 
 import argparse
 
-from clusterbench.bench import mirror
+from clusterbench.bench import mirror, sources
 from clusterbench.core.errors import parse_and_run
 
 
@@ -16,13 +16,31 @@ def _run(args):
     return 1 if problems else 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """``--only NAME...`` takes every word after it, DIR too when DIR comes
+    last (``--check --only imb DIR``): a last word that names no release is
+    DIR."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, rest = super().parse_known_args(args, namespace)
+        only = parsed.only or []
+        if parsed.directory is None and len(only) > 1:
+            if only[-1] not in sources.DEFAULTS:
+                parsed.directory = only.pop()
+        if parsed.directory is None:
+            self.error('the following arguments are required: DIR')
+        return parsed, rest
+
+
 def parser():
-    top = argparse.ArgumentParser(
+    top = _Parser(
         prog='clusterbench mirror',
+        usage='%(prog)s [-h] [--check] [--only NAME [NAME ...]] [--url NAME=URL] '
+        '[--sha256 NAME=HEX] DIR',
         description='Download the default benchmark releases into DIR (verified), '
         'or --check a mirror.',
     )
-    top.add_argument('directory', metavar='DIR')
+    top.add_argument('directory', metavar='DIR', nargs='?')
     top.add_argument(
         '--check', action='store_true', help='verify DIR, download nothing'
     )

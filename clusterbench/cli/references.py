@@ -140,6 +140,8 @@ def update(args):
             print(line)
         for path in written:
             print(f'wrote {path}')
+        for line in baseline.wide_lines(proposals, directory):
+            print(line)
     else:
         print('\n(dry run: nothing written; add --write to apply)')
     return 0
@@ -167,7 +169,7 @@ def show(args):
     # CSV or JSON on stderr, which keeps stdout the table alone.
     with reader_may_leave():
         refdir.announce(root, sys.stdout if args.format == 'table' else sys.stderr)
-        print(bandtable.render(table, args.format))
+        print(bandtable.render(table, args.format, root))
     return 0
 
 

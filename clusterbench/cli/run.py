@@ -11,7 +11,7 @@ from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.noisyhost import confirm
 from clusterbench.references import directory as refdir
-from clusterbench.results import portable, runner
+from clusterbench.results import portable, runner, setvars
 from clusterbench.results import session as sessionreport
 
 
@@ -22,11 +22,14 @@ def run(args):
     if args.junit:
         outputpath.check(args.junit)  # before the session, not after it
     extra = list(args.reframe_args)
+    config = args.config or paths.system_config(args.system)
+    checks = args.checks or paths.default('checks')
+    setvars.check(config, checks, args.system, extra)
     # What runs goes beside a table; a table for a program leaves stdout to it.
     progress = sys.stdout if args.format == 'table' else sys.stderr
     session = runner.run(
-        args.config or paths.system_config(args.system),
-        args.checks or paths.default('checks'),
+        config,
+        checks,
         args.system,
         args.results,
         refdir.resolve(args.references),

@@ -150,8 +150,16 @@ class Figure:
     #: where the benchmark measures one, its steady judge is its share of a
     #: triad in the same job (the CG solver's job_triad_efficiency).
     bound: str = ''
+    #: The value does not depend on time (an iteration count): a run
+    #: measured on a loaded host has it right all the same, so `ab` pairs it
+    #: where the figures of speed of a DISTURBED leg are left out.
+    deterministic: bool = False
 
     def __post_init__(self):
+        if self.deterministic and (self.unit in TIME_UNITS or self.unit.endswith('/s')):
+            raise DeclarationError(
+                f'figure {self.name}: a time or a rate is not deterministic'
+            )
         if self.unit not in UNITS:
             raise DeclarationError(
                 f'figure {self.name}: unit {self.unit!r} is not one of the '

@@ -61,18 +61,25 @@ def default(name):
     the directory where a centre keeps its ``site_configs/``, ``spack_envs/``
     and ``reference_data/``); else the project tree's, the checkout's or the
     one packaged with the wheel. Relative, as the user would write it, when
-    it is the current directory's.
+    it is the current directory's. (The references have a rule of their own,
+    clusterbench.references.directory: one here counts only when it holds a
+    reference file.)
     """
     here = DIRECTORIES[name]
     return here if os.path.isdir(here) else get(name)
 
 
-def written(name):
-    """The directory *name* a command writes into by default (references):
-    :func:`default`'s, but never the copy packaged with the wheel (read-only
-    in a shared venv, lost at the next install): from a wheel, the current
-    directory's, made when first written."""
-    return DIRECTORIES[name] if installed() else default(name)
+def in_use(name):
+    """The directory *name* the commands read by default, as `clusterbench
+    paths` prints it: the current directory's (said so) or the project
+    tree's. Our C sources are always the project tree's: the checks find
+    them beside themselves."""
+    if name == 'sources':
+        return get(name)
+    found = default(name)
+    return (
+        f"{found}  (the current directory's)" if found == DIRECTORIES[name] else found
+    )
 
 
 def system_config(system):
@@ -102,10 +109,12 @@ def site_config(name, beside=None):
     return os.path.join(get('site_configs'), name)
 
 
-def lines():
-    """What ``clusterbench paths`` prints: one ``name  path`` line each."""
+def lines(shown=None):
+    """What ``clusterbench paths`` prints: one ``name  path`` line each;
+    *shown* ({name: text}) replaces a directory's (the references in use,
+    with why, which this layer cannot know)."""
     where = 'packaged copy' if installed() else 'source checkout'
     rows = [('project', f'{root()}  ({where})')]
-    rows += [(name, get(name)) for name in DIRECTORIES]
+    rows += [(name, (shown or {}).get(name) or in_use(name)) for name in DIRECTORIES]
     width = max(len(name) for name, _ in rows)
     return [f'{name:<{width}}  {path}' for name, path in rows]

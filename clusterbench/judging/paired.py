@@ -123,7 +123,9 @@ class Paired:
     left_out: int = 0
 
     def add(self, sample):
-        if sample.disturbed:
+        # A count that does not depend on time is right on a loaded host too.
+        steady = vocabulary.is_deterministic(self.variable, self.unit)
+        if sample.disturbed and not steady:
             self.left_out += 1
             return
         self.values[sample.arm].setdefault(sample.block, []).append(sample.value)
@@ -235,6 +237,20 @@ def exit_code(rows, strict=False, threshold=verdict.DETECTION_THRESHOLD):
     if strict and (unresolved or not rows):
         return verdict.EXIT_STRICT
     return verdict.EXIT_OK
+
+
+def judged_nothing(rows):
+    """Whether no figure that depends on time was paired: every leg was
+    DISTURBED (or measured one arm only), so the session cannot say whether
+    B is slower; a deterministic figure (an iteration count) may still be
+    paired. Not a pass: `ab` exits EXIT_STRICT (could not judge)."""
+    timed = [
+        row
+        for row in rows
+        if verdict.kind(row[-1]) != verdict.FAILED
+        and not vocabulary.is_deterministic(row[1], row[2])
+    ]
+    return bool(timed) and all(row[-1] == NOT_PAIRED for row in timed)
 
 
 def _pct(value):

@@ -10,7 +10,8 @@ table:
   per-figure rows: all of them with ``verbose``, otherwise only those that are
   not ``pass`` or passed in a retry (``pass (retried after TIMEOUT)``), and
   its INCONCLUSIVE ones said in one line
-  (:mod:`clusterbench.judging.inconclusive`);
+  (:mod:`clusterbench.judging.inconclusive`) and its DISTURBED ones in one
+  line per reason (a check all DISTURBED for one reason: one line in all);
 - test names shortened to the check and the parameters that vary among its
   tests in this table, and never cut: those parameters are what tells two
   rows apart;
@@ -18,6 +19,8 @@ table:
   of the whole for a share);
 - skipped tests grouped one line per reason (each with ``show_all``);
 - failure reasons listed in full below the table, wrapped;
+- a verdict never cut: one too long for its column is its kind and a note's
+  number (``DISTURBED [1]``), the note said once, whole, below the table;
 - other cells shortened with ``…`` until the table fits the terminal's width;
 - the summary line last.
 
@@ -230,15 +233,25 @@ def _cell(row):
     return text(row)
 
 
-def _fit(widths, width):
+def _fit(widths, width, verdicts=()):
     """Narrow the shrinkable columns (widest first) until the table fits, and
-    leave columns out where that is not enough."""
+    leave columns out where that is not enough. The verdict column keeps
+    room for the shortest form of *verdicts* (the cells): its kind and a
+    note's number (_notes)."""
     widths = dict(widths)
+    distinct = len(set(verdicts))
+    floors = {
+        **_SHRINKABLE,
+        'verdict': max(
+            [_SHRINKABLE['verdict']]
+            + [len(f'{cell.split(" (")[0]} [{distinct}]') for cell in verdicts]
+        ),
+    }
 
     def excess():
         return sum(widths.values()) + 2 * (len(widths) - 1) - width
 
-    shortest = sum(min(w, _SHRINKABLE.get(c, w)) for c, w in widths.items())
+    shortest = sum(min(w, floors.get(c, w)) for c, w in widths.items())
     for col in _DROPPABLE:
         if shortest + 2 * (len(widths) - 1) <= width:
             break
@@ -248,7 +261,7 @@ def _fit(widths, width):
     while excess > 0:
         room = {
             col: widths[col] - low
-            for col, low in _SHRINKABLE.items()
+            for col, low in floors.items()
             if col in widths and widths[col] > low
         }
         if not room:
@@ -258,6 +271,39 @@ def _fit(widths, width):
         widths[col] -= cut
         excess -= cut
     return widths
+
+
+def _cases(rows):
+    cases = len({(row.test, row.where, row.environ) for row in rows})
+    return f'{cases} test case{"s" * (cases != 1)}'
+
+
+def _figures(rows):
+    return f'{len(rows)} figure{"s" * (len(rows) != 1)}'
+
+
+def _disturbed(rows):
+    """{reason: rows} of the DISTURBED *rows*: each reason said once."""
+    found = {}
+    for row in rows:
+        if row.kind == verdict.DISTURBED:
+            found.setdefault(row.verdict.detail, []).append(row)
+    return found
+
+
+def _notes(rows, widths):
+    """A verdict cell too long for its column becomes its kind and a note's
+    number (``DISTURBED [1]``); the notes, each once and whole, go below the
+    table. Never cut: the reason is what the verdict rests on."""
+    notes = {}
+    for row in rows:
+        cell = row['verdict']
+        if len(cell) <= widths['verdict']:
+            continue
+        number = notes.setdefault(cell, len(notes) + 1)
+        row['verdict'] = f'{cell.split(" (")[0]} [{number}]'
+        widths['verdict'] = max(widths['verdict'], len(row['verdict']))
+    return [f'[{n}] {cell}' for cell, n in notes.items()]
 
 
 def _clip(text, width):
@@ -292,14 +338,25 @@ def format_table(table, verbose=False, show_all=False, width=None):
         checks.setdefault(split_name(row.test)[0], []).append(row)
     shown = []
     for check, rows in checks.items():
-        cases = len({(row.test, row.where, row.environ) for row in rows})
-        title = f'{check}: {cases} test case{"s" * (cases != 1)}: {_counts(rows)}'
+        disturbed = {} if verbose else _disturbed(rows)
+        if len(disturbed) == 1 and all(r.kind == verdict.DISTURBED for r in rows):
+            # A check measured on a loaded host: one line, its reason whole.
+            ((reason, group),) = disturbed.items()
+            said = f'{check}: {_cases(group)}, {_figures(group)} DISTURBED: {reason}'
+            shown += _wrapped(said, width, indent='')
+            continue
+        title = f'{check}: {_cases(rows)}: {_counts(rows)}'
         shown.append(title)
         folded = '' if verbose else inconclusive.line(rows)
         if folded:
             shown += _wrapped(folded, width)
+        for reason, group in disturbed.items():
+            said = f'{_cases(group)}, {_figures(group)} DISTURBED: {reason}'
+            shown += _wrapped(said, width)
         for row in rows:
             if folded and row.kind == verdict.INCONCLUSIVE:
+                continue
+            if disturbed and row.kind == verdict.DISTURBED:
                 continue
             # A pass in a retry is shown: the first attempt did not pass.
             if verbose or row.kind != verdict.PASS or retried(row):
@@ -314,7 +371,8 @@ def format_table(table, verbose=False, show_all=False, width=None):
     for row in rows:
         for col in columns:
             widths[col] = max(widths[col], len(row[col]))
-    widths = _fit(widths, width)
+    widths = _fit(widths, width, [row['verdict'] for row in rows])
+    notes = _notes(rows, widths) if 'verdict' in widths else []
 
     def line(row):
         return '  '.join(
@@ -334,6 +392,10 @@ def format_table(table, verbose=False, show_all=False, width=None):
         lines.append(
             line(entry) if isinstance(entry, dict) else _clip(escaped(entry), width)
         )
+    if notes:
+        lines += ['', 'Verdicts in full:']
+        for note in notes:
+            lines += _wrapped(note, width)
 
     if skipped:
         lines += ['', 'Skipped:']

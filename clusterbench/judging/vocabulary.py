@@ -91,6 +91,13 @@ def is_memory_bound(variable, unit):
     return (variable or '').startswith('stream_')
 
 
+def is_deterministic(variable, unit):
+    """A figure declared not to depend on time (an iteration count): a
+    DISTURBED run measures it right all the same."""
+    found = declaration(variable, unit)
+    return found is not None and found.deterministic
+
+
 def is_speed(variable, unit):
     """A rate or a time: a bad change is ``SLOWER``, otherwise ``FLAGGED``."""
     return is_rate(unit) or is_time(unit)

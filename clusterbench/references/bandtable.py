@@ -258,14 +258,21 @@ def _band_text(variable, unit, ref, lower, upper):
     or for a share near zero its range in points of the whole."""
     if vocabulary.is_share(variable, unit):
         low, high = verdict.bounds(ref, lower, upper)
-        return f'{max(low, 0):g}..{high:.3g} {unit}'
+        return f'{number(max(low, 0), 3)}..{number(high, 3)} {unit}'
     return view.band(lower, upper)
+
+
+def number(value, digits):
+    """*value* to *digits* significant digits, never in exponent notation
+    above 1 (``32100``, not ``3.21e+04``): one format for a column."""
+    text = f'{value:.{digits}g}'
+    return f'{value:.0f}' if 'e+' in text else text
 
 
 def _reach(medians, ref):
     """The session medians' lowest and highest, relative to the reference."""
     low, high = min(medians) / ref - 1, max(medians) / ref - 1
-    return f'{low * 100:+.0f} %..{high * 100:+.0f} %'
+    return f'{low * 100:+.0f}..{high * 100:+.0f} %'
 
 
 def _source(version):
@@ -314,7 +321,8 @@ def _portable_row(system, figure, band, source, where):
     return Row(
         system=system, environ='*', cpu_kind='*', test=variant, figure=figure.name,
         unit=figure.unit, reference=None, lower=band.lower, upper=band.upper,
-        band=f'{band.lower:g}..{band.upper:g} {figure.unit}'.strip(), figure_class='',
+        band=f'{number(band.lower, 3)}..{number(band.upper, 3)} {figure.unit}'.strip(),
+        figure_class='',
         source=source, where=where, sessions=None, dates='', spread=None,
         note=band.source, margin=band.margin,
     )  # fmt: skip
@@ -338,8 +346,10 @@ def site_bands(site_configs, system=None):
     return found
 
 
-def render(table, fmt='table'):
-    """The rows as a person's table, CSV or JSON."""
+def render(table, fmt='table', root=None):
+    """The rows as a person's table, CSV or JSON; the table names a file
+    under the reference directory *root* (or the current directory) by its
+    path there."""
     if fmt == 'csv':
         out = io.StringIO()
         writer = csvfile.writer(out, lineterminator='\n')
@@ -348,17 +358,19 @@ def render(table, fmt='table'):
         return out.getvalue().rstrip('\n')
     if fmt == 'json':
         return jsontext.dumps([dataclasses.asdict(r) for r in table], indent=1)
-    return '\n'.join([*text(table), '', *summary(table)])
+    return '\n'.join([*text(table, root), '', *summary(table)])
 
 
 def _csv_cell(value):
     return '' if value is None else value
 
 
-def text(table):
+def text(table, root=None):
     """Lines for a person: a heading per place (system:partition,
     environment, CPU kind), under it a line per test with its sources, and a
-    line per figure; then the portable figures, each with its source."""
+    line per figure; then the portable figures, each with its source (a file
+    under *root* or the current directory by its path there)."""
+    shown = _shown_path(root)
     refs = [r for r in table if not r.portable]
     cells = [_figure_cells(r) for r in refs]
     widths = [max([len(c[i]) for c in cells] or [0]) for i in range(5)]
@@ -371,7 +383,7 @@ def text(table):
             test = None
         if row.test != test:
             test = row.test
-            lines.append(f'  {row.test}: {_sources(row)}')
+            lines.append(f'  {row.test}: {_sources(row, shown)}')
         line = '  '.join(c.ljust(w) for c, w in zip(cell, widths))
         lines.append(f'    {line}  {row.note}'.rstrip())
     lines = [line for line in lines if line is not None]
@@ -385,7 +397,7 @@ def text(table):
             variant = f' ({row.test})' if row.test else ''
             lines.append(
                 f'  {row.figure:{width}}  {row.band:{bands}}  '
-                f'{row.source}{where}{variant} ({row.where})'
+                f'{row.source}{where}{variant} ({shown(row.where)})'
             )
             for said in (row.note, row.margin and f'margin: {row.margin}'):
                 lines += textwrap.wrap(
@@ -394,18 +406,35 @@ def text(table):
     return lines
 
 
-def _sources(row):
+def _shown_path(root):
+    """A function that names a path under *root* (said on the first line)
+    or the current directory by its path there, another as it is."""
+    bases = [os.path.realpath(b) for b in (root, os.curdir) if b]
+
+    def shown(path):
+        real = os.path.realpath(path)
+        for base in bases:
+            if real.startswith(base.rstrip(os.sep) + os.sep):
+                return os.path.relpath(real, base)
+        return path
+
+    return shown
+
+
+def _sources(row, shown=str):
     if row.source != 'sessions':
-        return f'{row.source} ({row.where})'
+        return f'{row.source} ({shown(row.where)})'
     plural = 's' if row.sessions != 1 else ''
-    return f'{row.sessions} session{plural}, {row.dates} ({row.where})'
+    return f'{row.sessions} session{plural}, {row.dates} ({shown(row.where)})'
 
 
 def _figure_cells(row):
     spread = '' if row.spread is None else f'spread {row.spread * 100:4.1f} %'
     return (
         row.figure,
-        f'{row.reference:g} {row.unit}'.strip() if row.reference is not None else '',
+        f'{number(row.reference, 4)} {row.unit}'.strip()
+        if row.reference is not None
+        else '',
         row.band,
         row.figure_class,
         spread,

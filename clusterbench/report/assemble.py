@@ -488,16 +488,24 @@ class _Builder:
                 **left_out,
             )
         if disturbed:
-            # Only DISTURBED samples: shown as such, never a value to compare.
+            # Only DISTURBED samples: never a value to compare, and DISTURBED
+            # unless, as in `run` and `compare`, the figure fails beyond what
+            # the disturbance explains (judging.disturbed): then that verdict.
             ref = next((f for f in disturbed if f.has_reference), None)
+            state = self.one.kind(disturbed)
+            if state is None or not state.fails_run:
+                state = verdict.DISTURBED
+            why = left_out['disturbed_why']
             return Cell(
                 config,
                 bench,
-                verdict.DISTURBED,
+                state,
                 reference=ref.reference if ref else None,
                 lower=ref.lower if ref else None,
                 upper=ref.upper if ref else None,
-                reason=f'{verdict.DISTURBED} ({left_out["disturbed_why"]})',
+                reason=f'{verdict.DISTURBED} ({why})'
+                if state == verdict.DISTURBED
+                else f'{state} despite its {verdict.DISTURBED} run ({why})',
                 reference_file=ref_file,
                 **left_out,
             )

@@ -33,10 +33,12 @@ def tasks(data):
     page = data.executive
     if page is None or page.empty:
         return []
-    # A row against itself says nothing (every bar 1.0): the chart needs two.
-    out = [('executive', None, baseline_chart, (page,))] if len(page.rows) > 1 else []
+    # A row against itself says nothing (every bar 1.0), nor do rows without
+    # a figure in common: no empty plot above the fold, the table is enough.
+    out = [('executive', None, baseline_chart, (page,))] if compared(page) else []
     roofs = [(row, roofline_points(data, row)) for row in page.rows]
-    roofs = [(row, points) for row, points in roofs if points or row.peak]
+    # Ceilings without one measured kernel under them are the table's peak.
+    roofs = [(row, points) for row, points in roofs if points]
     if roofs:
         out.append(('executive', None, roofline_chart, (roofs,)))
     lines = _pingpong_lines(data)
@@ -58,17 +60,26 @@ def speedup(value, base, better):
     return base / value if better == 'lower' else value / base
 
 
-def baseline_chart(plots, page):
-    """Grouped bars: each headline figure of each other system against the
-    baseline's (the baseline is the dashed line at 1, never a row of its own)."""
-    base = next(r for r in page.rows if r.key == page.baseline)
+def compared(page):
+    """(baseline row, the other rows, the headline figures (key, label,
+    better) that the baseline and another row both measured); no figure
+    where there is one row."""
+    base = next((r for r in page.rows if r.key == page.baseline), None)
     others = [r for r in page.rows if r is not base]
     shown = [
         (key, label, better)
         for key, label, better in COMPARED
-        if _value(base, key) is not None
+        if base is not None
+        and _value(base, key) is not None
         and any(_value(r, key) is not None for r in others)
     ]
+    return (base, others, shown) if shown else None
+
+
+def baseline_chart(plots, page):
+    """Grouped bars: each headline figure of each other system against the
+    baseline's (the baseline is the dashed line at 1, never a row of its own)."""
+    base, others, shown = compared(page)
     rows_n = len(others)
     fig, ax = plotkit.legend_below_figure(min(rows_n, 14), plot_height=3.6)
     width = 0.8 / max(rows_n, 1)

@@ -7,8 +7,6 @@ ceilings come from :mod:`clusterbench.report.headline`. DISTURBED samples
 are never in a figure: they are counted as left out.
 """
 
-import datetime
-import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
@@ -16,9 +14,7 @@ from typing import Optional
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.machine import peak as peaklib
-from clusterbench.references import directory as refdir
-from clusterbench.references import provenance
-from clusterbench.report import headline
+from clusterbench.report import headline, referenceage, sessionwords
 from clusterbench.report.identity import split_name
 from clusterbench.report.model import FAILED, MISSING, Section
 
@@ -115,6 +111,9 @@ class Row:
     figures: dict = field(default_factory=dict)  # key -> Stat
     sessions: int = 0
     disturbed_sessions: int = 0
+    #: (ids of the sessions with an undisturbed test that measured, ids of
+    #: those with a DISTURBED test): a session may be in both.
+    session_ids: tuple = ((), ())
     disturbed_samples: int = 0
     spread: Optional[float] = None
     spread_of: str = ''
@@ -164,6 +163,10 @@ class Row:
     def get(self, key):
         return self.figures.get(key)
 
+    @property
+    def sessions_said(self):
+        return sessionwords.said(*self.session_ids)
+
 
 @dataclass
 class Executive(Section):
@@ -181,6 +184,13 @@ class Executive(Section):
     @property
     def disturbed_sessions(self):
         return sum(r.disturbed_sessions for r in self.rows)
+
+    @property
+    def sessions_said(self):
+        """Every row's sessions, each counted once."""
+        healthy = set().union(*(r.session_ids[0] for r in self.rows))
+        disturbed = set().union(*(r.session_ids[1] for r in self.rows))
+        return sessionwords.said(healthy, disturbed)
 
     @property
     def without_reference(self):
@@ -316,7 +326,9 @@ def _row(data, system, partition, configs, case_of, facts, sessions, references)
     _npb(row, data, configs)
     row.figures = {k: v for k, v in fig.items() if v is not None}
     _quality(row, data, configs, sessions)
-    row.reference_age = _reference_age(data, configs, references, system)
+    row.reference_age = referenceage.of_row(
+        _reference_files(data, configs), references, system, partition
+    )
     return row
 
 
@@ -528,6 +540,7 @@ def _quality(row, data, configs, sessions):
     disturbed = set(sessions.get('disturbed') or ())
     row.sessions = len(healthy)
     row.disturbed_sessions = len(disturbed)
+    row.session_ids = (frozenset(healthy), frozenset(disturbed))
     counts = Counter()
     for bench in data.benchmarks:
         for config in configs:
@@ -562,36 +575,12 @@ SPREAD_OF = {
 }
 
 
-def _reference_age(data, configs, references, system):
-    """'3-5 days' since the references the row was judged against were made
-    (their provenance), or why not."""
-    files = {
+def _reference_files(data, configs):
+    """The reference files the row's judged cells were judged against."""
+    return {
         cell.reference_file
         for bench in data.benchmarks
         for config in configs
         for cell in [data.cell(config, bench)]
         if cell is not None and cell.reference is not None and cell.reference_file
     }
-    if not files:
-        return 'no reference'
-    made = []
-    try:
-        folder = refdir.system_directory(refdir.resolve(references), system)
-        for name in sorted(files):
-            path = os.path.join(folder, provenance.PROVENANCE_DIR, name)
-            for entries in provenance.records(provenance.load(path)).values():
-                for entry in (entries or {}).values():
-                    when = (
-                        (entry or {}).get('made') if isinstance(entry, dict) else None
-                    )
-                    if when:
-                        made.append(datetime.datetime.fromisoformat(str(when)))
-    except (ClusterbenchError, OSError, ValueError, TypeError):
-        return 'unknown (provenance unreadable)'
-    if not made:
-        return 'unknown (no provenance)'
-    now = datetime.datetime.now(datetime.timezone.utc)
-    ages = sorted((now - m).days for m in made)
-    if ages[0] == ages[-1]:
-        return f'{ages[0]} day' + 's' * (ages[0] != 1)
-    return f'{ages[0]}-{ages[-1]} days'

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 
 from clusterbench.core import jsontext
@@ -101,6 +102,8 @@ def run(
     }
     try:
         _save(prefix, plan)
+        _say(out, _planned(blocks))
+        started = time.monotonic()
         while blocks.due():
             block = blocks.run
             broke = [
@@ -109,6 +112,8 @@ def run(
             ]
             broke = [text for text in broke if text]
             blocks.ended(broke, lambda: load(prefix)[1])
+            if blocks.run == 1:
+                _say(out, _time_left(blocks, time.monotonic() - started))
             if broke:
                 to_go = max(blocks.repeats - (blocks.run - blocks.disturbed), 0)
                 _say(out, f'block {blocks.run}: a DISTURBED leg ({broke[0]}); '
@@ -144,6 +149,42 @@ def _check_environs(config, arms, extra):
                 f'environment of {arm.system} matches (it has {", ".join(environs)}); '
                 'no leg ran'
             )
+
+
+def _planned(blocks):
+    """What the session runs, said before the first leg: 'A/B: 8 blocks of
+    4 legs (32 ReFrame sessions), at most 16 blocks ...'."""
+    legs = len(paired.BLOCK_ORDER)
+    more = (
+        'until every figure resolves the change asked for'
+        if blocks.resolve
+        else 'if blocks with a DISTURBED leg are measured again'
+    )
+    return (
+        f'A/B: {blocks.repeats} blocks of {legs} legs ({blocks.repeats * legs} '
+        f'ReFrame sessions), at most {blocks.most} blocks {more}; how long a '
+        'block takes is said after the first'
+    )
+
+
+def _time_left(blocks, seconds):
+    """'block 1 of 8 took 40 s; about 5 min left (at most 11 min ...)'."""
+    text = (
+        f'block 1 of {blocks.repeats} took {_duration(seconds)}; about '
+        f'{_duration(seconds * max(blocks.repeats - blocks.run, 0))} left'
+    )
+    if blocks.most > blocks.repeats:
+        most = _duration(seconds * (blocks.most - blocks.run))
+        text += f' (at most {most}, if {blocks.most} blocks run)'
+    return text
+
+
+def _duration(seconds):
+    if seconds < 120:
+        return f'{seconds:.0f} s'
+    if seconds < 7200:
+        return f'{seconds / 60:.0f} min'
+    return f'{seconds / 3600:.1f} h'
 
 
 def _say(out, text):

@@ -10,20 +10,26 @@ ran last runs first next time). Sessions recorded earlier count too
 the proposal's tolerances have the floor of their kind of figure
 (references.floors), and fewer than :data:`MIN_SESSIONS` undisturbed
 sessions behind any figure write nothing unless forced. `references update`
-follows the same rule (:func:`shortfall`, :func:`floor_when_short`).
+follows the same rule (:func:`shortfall`, :func:`floor_when_short`), and both
+name the bands they write that a regression stays inside
+(:func:`wide_lines`, in the words of `references check`).
 """
 
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 
+from clusterbench.core.controlchars import escaped
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import disturbed
+from clusterbench.judging import disturbed, verdict
+from clusterbench.references import directory as refdir
 from clusterbench.references import floors, proposalview
 from clusterbench.references import update as refupdate
-from clusterbench.results import replay, runreport, samples
+from clusterbench.references import validate as refdata
+from clusterbench.results import replay, runreport, samples, suggested
 
 MIN_SESSIONS = refupdate.MIN_SESSIONS
 #: The order of the checks in round 1, 2, ... (repeated).
@@ -122,7 +128,13 @@ def propose(reports, k=3.0, one_sided=False):
     """The :class:`Baseline` of *reports*: references with the floor of
     their kind of figure (margin beyond the farthest session: the old floor)."""
     left_out = disturbed.LeftOut()
-    groups = samples.collect(reports, left_out)
+    try:
+        groups = samples.collect(reports, left_out)
+    except samples.NoVerifiedFigure:
+        if not left_out:
+            raise
+        # Every figure DISTURBED: a refusal that says what to do (refusal()).
+        return Baseline(reports, [], left_out)
     proposals = refupdate.propose(
         groups,
         floor=floors.MINIMUM,
@@ -164,17 +176,76 @@ def shortfall(baseline, minimum=MIN_SESSIONS):
     return what + (left if baseline.left_out else '')
 
 
-def refusal(baseline, system, minimum=MIN_SESSIONS):
+def refusal(baseline, system, minimum=MIN_SESSIONS, options=None):
     """'' when every figure has *minimum* undisturbed sessions, else the one
-    line that says how many there are and how to proceed."""
+    line that says how many there are and how to proceed: the command to
+    run, with *options* (results.suggested.Options: the baseline's own)."""
+    options = options or suggested.of(system)
+    if not baseline.proposals and baseline.left_out:
+        return all_disturbed(baseline, options)
     what = shortfall(baseline, minimum)
     if not what:
         return ''
     fewest = min(len(p.samples.sessions) for p in baseline.short(minimum))
-    dirs = ' '.join(sorted({os.path.dirname(r) or '.' for r in baseline.reports}))
+    dirs = sorted({os.path.dirname(r) or '.' for r in baseline.reports})
+    more = suggested.baseline(options, '--sessions', minimum - fewest, '--from', *dirs)
     return (
-        f'baseline: {what}; {minimum} are '
-        f'needed: record more with `clusterbench baseline --system {system} '
-        f'--sessions {minimum - fewest} --from {dirs}`, write the others alone '
-        f'with --complete-only, or write these too with --force'
+        f'baseline: {what}; {minimum} are needed: record more with `{more}`, '
+        'write the others alone with --complete-only, or write these too with '
+        '--force'
     )
+
+
+#: Seconds `--wait-quiet` is suggested with after DISTURBED sessions.
+QUIET_WAIT = 120
+
+
+def all_disturbed(baseline, options):
+    """The refusal of sessions all of whose figures were DISTURBED: how many,
+    why, and the two ways on (docs/noisy-host.md)."""
+    left = baseline.left_out
+    count = len(baseline.reports)
+    sessions = f'{count} session{"s" * (count != 1)}'
+    why = ', '.join(sorted(left.by_kind))
+    quiet = max(QUIET_WAIT, options.wait_quiet)
+    again = suggested.baseline(options, wait_quiet=quiet)
+    return (
+        f'baseline: every figure of the {sessions} was DISTURBED ({why}; '
+        f'{left.samples} samples left out, above): nothing was written; record '
+        f'them when the machine is quiet: `{again}` '
+        '(before each test, waits until the machine has been quiet for 3 s), '
+        'or, on a machine that never is, add `-S judge_conditions=false` after '
+        '`--` (the run conditions are then not judged: whatever load the '
+        'sessions meet goes into the bands)'
+    )
+
+
+def wide_lines(proposals, root, threshold=verdict.DETECTION_THRESHOLD):
+    """What `references check` warns of the bands just written under *root*
+    that a regression of *threshold* stays inside, in its words, and their
+    count ([] when none is)."""
+    wanted = {}
+    for prop in proposals:
+        s = prop.samples
+        if prop.context:
+            continue  # written as context only, in no reference file
+        folder = refdir.system_directory(root, s.system)
+        path = os.path.join(folder, s.reference_file)
+        keys = ' > '.join(str(k) for k in (s.test, *s.key, s.variable))
+        pattern = rf'{re.escape(path)}:\d+: {re.escape(keys)}: '
+        wanted.setdefault(folder, set()).add(pattern)
+    found = []
+    for folder, patterns in sorted(wanted.items()):
+        written = re.compile('|'.join(sorted(patterns)))
+        found += [
+            f'warning: {escaped(line)}'
+            for line in refdata.wide_tolerances(folder, threshold)
+            if written.match(line)
+        ]
+    if found:
+        found.append(
+            f'{len(found)} figure(s) written with a tolerance above '
+            f'{threshold * 100:.0f} % (`references check` warns of them too): '
+            'a regression that small stays inside their bands'
+        )
+    return found

@@ -3,10 +3,12 @@
 When not one figure of a session found a reference for its machine's
 identity (its ``cpu_kind``), one line says so, names the identities the
 reference directory does have references for and the command that makes
-them; then, as context only and never as a verdict, a few lines put each
-check's figures against the references of the nearest known identity
-(ratio this run / that reference: the median over the check's figures, and
-their range).
+them (with the run's options: results.suggested); then, as context only and
+never as a verdict, a few lines put each check's figures against the
+references of the nearest known identity (ratio this run / that reference:
+the median over the check's figures, and their range). A DISTURBED figure
+counts as what the directory holds for it: a busy machine without
+references is still told how to make them.
 """
 
 import glob
@@ -18,9 +20,7 @@ from clusterbench.judging import verdict, vocabulary
 from clusterbench.references import directory as refdir
 from clusterbench.references import lookup as reflookup
 from clusterbench.references import validate as refdata
-
-#: The command that records references for a system (issue 26, item 3).
-BASELINE = 'clusterbench baseline --system {system}'
+from clusterbench.results import suggested
 
 
 def known_kinds(directory, system):
@@ -105,20 +105,21 @@ def _indexes(directory, system):
     return found
 
 
-def lines(judged, cases, directory):
+def lines(judged, cases, directory, options=None):
     """The guidance for a session none of whose figures found a reference
-    (``[]`` when one did): one line, then the context of the nearest kind."""
-    regular = [j for j in judged if not j.disturbed]
-    if not regular or any(j.verdict != verdict.NO_REFERENCE for j in regular):
+    (``[]`` when one did): one line, then the context of the nearest kind.
+    *options* (results.suggested.Options): the run's, which the command that
+    makes the references repeats."""
+    directory = directory or refdir.resolve(None)
+    if not judged or _any_reference(judged, cases, directory):
         return []
-    measured = {(j.test, j.system, j.partition, j.environ) for j in regular}
+    measured = {(j.test, j.system, j.partition, j.environ) for j in judged}
     cases = [c for c in cases if _ident(c) in measured]
     systems = sorted({c['system'] for c in cases})
     mine = sorted({str(_kind(c)) for c in cases if _kind(c) not in (None, 'unknown')})
     system = systems[0] if systems else 'local'
-    directory = directory or refdir.resolve(None)
     kinds = known_kinds(directory, system)
-    command = BASELINE.format(system=system)
+    command = suggested.baseline(options or suggested.of(system, references=directory))
     who = ', '.join(mine) or 'this machine'
     if not kinds:
         return [f'no references for {who} in {directory}: make them with: {command}']
@@ -134,6 +135,7 @@ def lines(judged, cases, directory):
         f'{", ".join(sorted(kinds))}): make them with: {command}'
     ]
     other = nearest(mine[0] if mine else '', kinds)
+    regular = [j for j in judged if not j.disturbed]
     ratios = _ratios(regular, cases, kinds[other], _indexes(directory, system))
     if ratios:
         out.append(
@@ -147,6 +149,34 @@ def lines(judged, cases, directory):
                 f'({min(values):.2f} .. {max(values):.2f}, {len(values)} figures)'
             )
     return out
+
+
+def _any_reference(judged, cases, directory):
+    """Whether a figure found a reference of this machine in *directory*.
+
+    A portable figure's band, or a limit the site config sets (a fabric's
+    acceptance figures), is none: a new machine whose HPL passes its band
+    is still told how to make its references. A figure judged against a
+    reference of a test case this cannot trace counts as found; a DISTURBED
+    figure counts as what *directory* holds for its test case.
+    """
+    by_ident = {_ident(c): c for c in cases}
+    cache = {}
+    for j in judged:
+        if j.band or (j.verdict == verdict.NO_REFERENCE and not j.disturbed):
+            continue
+        case = by_ident.get((j.test, j.system, j.partition, j.environ))
+        if case is None:
+            if not j.disturbed or j.reference is not None:
+                return True
+            continue
+        try:
+            found = reflookup.references_for(case, directory, cache)
+        except ClusterbenchError:
+            return True  # a file it cannot read is no new machine: not guided
+        if j.variable in found:
+            return True
+    return False
 
 
 def _kind(case):

@@ -15,7 +15,7 @@ import time
 from clusterbench.core import outputpath, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import selection, verdict
-from clusterbench.noisyhost import confirm, switch
+from clusterbench.noisyhost import confirm, sessionvars, switch
 from clusterbench.references import directory as refdir
 from clusterbench.references import validate as refdata
 from clusterbench.results import (
@@ -26,6 +26,7 @@ from clusterbench.results import (
     reframe_output,
     retries,
     runreport,
+    suggested,
 )
 
 #: Where ReFrame's results database and perflogs of a session go: its
@@ -217,8 +218,13 @@ class Launch:
     lock: object
 
     def reframe(self, cmd, out):
-        """Run *cmd* (a :func:`reframe_command`) as this session."""
-        return _reframe([REFRAME, *cmd[1:]], out, self.env, self.lock)
+        """Run *cmd* (a :func:`reframe_command`) as this session. The
+        run-conditions switches (``-S probe_host=false``) reach the checks
+        through the environment: with ``-S``, ReFrame warns about each
+        fixture that lacks them (noisyhost.sessionvars)."""
+        args, switches = sessionvars.translate(cmd[1:])
+        env = {**self.env, **switches}
+        return _reframe([REFRAME, *args], out, env, self.lock)
 
 
 def start(config, system, results, references, out=sys.stdout, wait=True):
@@ -283,6 +289,8 @@ def run(
     The session's report path is appended to *reports* (a list), when given,
     as soon as the session has its directory."""
     check_inputs(config, checks, [system], references)
+    # What a suggested `clusterbench baseline` repeats: the run as asked.
+    asked = suggested.of(system, config, checks, results, references, wait_quiet, extra)
     noisy = noisy_host_partitions(config, system)
     launch = start(config, system, results, references, out, wait)
     prefix, lock = launch.prefix, launch.lock
@@ -355,7 +363,7 @@ def run(
         not_stored=ran.not_stored,
         notes=[
             *plausibility.lines(session.reports),
-            *guide.lines(judged, runreport.cases(data, report), references),
+            *guide.lines(judged, runreport.cases(data, report), references, asked),
             *_not_sent(ran),
         ],
     )

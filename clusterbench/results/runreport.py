@@ -44,6 +44,9 @@ class Origin:
     #: What the first attempt of a test case that passed in a retry
     #: (--max-retries) ended as: ``TIMEOUT``, ``FAILED (sanity)``.
     retried_after: str = ''
+    #: ReFrame's time_elapsed of the whole session (its fixtures too): the
+    #: JUnit durations add up to it (judging.machineview).
+    session_seconds: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -319,6 +322,7 @@ def origin_of(data, case):
         case.get('run_index') if isinstance(case.get('run_index'), int) else 0,
         _seconds(case.get('time_total')),
         _num_nodes(case.get('num_nodes'), nodes),
+        session_seconds=_seconds(info.get('time_elapsed')),
     )
 
 

@@ -14,6 +14,10 @@ from clusterbench.references.update import Samples
 from clusterbench.results import runreport
 
 
+class NoVerifiedFigure(ClusterbenchError):
+    """Not one verified, undisturbed figure in the reports."""
+
+
 def collect(report_paths, left_out=None):
     """Samples of every verified figure in the reports, grouped per reference.
 
@@ -86,7 +90,7 @@ def collect(report_paths, left_out=None):
                             group.probes.setdefault(session, []).append(probe)
     if not used:
         why = '; '.join(left_out.lines())
-        raise ClusterbenchError(
+        raise NoVerifiedFigure(
             'no verified figure in '
             + ', '.join(report_paths)
             + (f' ({why})' if why else '')

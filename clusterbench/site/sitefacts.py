@@ -274,6 +274,10 @@ class Environ:
     #: The system OpenBLAS as a Spack external spec (``openblas@0.3.21
     #: threads=pthreads``), for environments on PATH; else None.
     blas_external: object = None
+    #: Features of the benchmarks installed for it (``hpcc``, ``netpipe``,
+    #: ``osu``, ``imb``) and extras (``npb_module``): clusterbench.site.benchfind.
+    features: list = dataclasses.field(default_factory=list)
+    extras: dict = dataclasses.field(default_factory=dict)
 
 
 #: Module names (before the first '/') of each MPI flavour, compiler and BLAS.

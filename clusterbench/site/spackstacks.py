@@ -64,8 +64,8 @@ def site_config_problems(configs, root=ENVS_ROOT, project=PROJECT):
             problems.append(
                 f'{source}: systems:{system}:partitions:{part}:environs:{environ}: '
                 f'no Spack environment (expected '
-                f'{relative(os.path.join(root, system))}'
-                f'/{part}-{environ}/{MANIFEST})'
+                f'{relative(os.path.join(root, system))}/{part}/{MANIFEST}, '
+                f'or {part}-{environ}/{MANIFEST} for {environ} alone)'
             )
         else:
             used.add(os.path.relpath(path, root))

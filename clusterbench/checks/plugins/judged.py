@@ -20,7 +20,7 @@ The order ReFrame runs the hooks in is the table "Hooks of a judged check"
 in ARCHITECTURE.md (tests/test_check_depth.py keeps the two the same).
 """
 
-from reframe.core.builtins import run_before
+from reframe.core.builtins import run_after, run_before
 
 from clusterbench.checks.plugins import jobstate
 from clusterbench.checks.plugins.references import ExternalReferences
@@ -39,6 +39,17 @@ class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
         # The figures the parser declares: what the probe measures.
         declared = getattr(self.output_parser, 'DECLARED', None)
         return resources_of(declared) if declared else super().probe_resources()
+
+    @run_after('setup')
+    def _exclusive_nodes(self):
+        # A figure measured beside another job on its node is not the node's:
+        # on a cluster, whole nodes unless the partition's extras say
+        # 'exclusive': False (docs/systems.md, "Exclusive nodes").
+        part = self.current_partition
+        if part.scheduler.registered_name != 'local' and part.extras.get(
+            'exclusive', True
+        ):
+            self.exclusive_access = True
 
     @run_before('sanity')
     def _scheduler_verdict(self):

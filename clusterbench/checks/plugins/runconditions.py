@@ -36,7 +36,7 @@ from reframe.core.logging import getlogger
 
 from clusterbench.core import figures
 from clusterbench.judging import verdict, vocabulary
-from clusterbench.noisyhost import conditions, hostprobe, quiet, switch
+from clusterbench.noisyhost import conditions, hostprobe, quiet, sessionvars, switch
 
 CONDITIONS_FILE = 'conditions.json'
 
@@ -98,16 +98,17 @@ class RunConditions(rfm.RegressionTestPlugin):
     measure_conditions = variable(typ.Bool, value=True)
     #: Run the host probe before the launch (clusterbench.noisyhost.hostprobe),
     #: where the partition has the noisy-host profile on.
-    probe_host = variable(typ.Bool, value=True)
+    #: (`clusterbench run` gives a session's -S through the environment.)
+    probe_host = variable(typ.Bool, value=sessionvars.default('probe_host'))
     #: Judge them against the thresholds where the partition has the
     #: noisy-host profile on (off: measured and kept, never
     #: DISTURBED; the project's tests of other things use this on a shared
     #: machine).
-    judge_conditions = variable(typ.Bool, value=True)
+    judge_conditions = variable(typ.Bool, value=sessionvars.default('judge_conditions'))
     #: Before the run on a ``local`` partition, wait up to this many seconds
     #: for the machine to be quiet (0: do not wait). ``clusterbench run
     #: --wait-quiet[=SECONDS]`` sets it.
-    wait_quiet = variable(float, value=0.0)
+    wait_quiet = variable(float, value=sessionvars.default('wait_quiet'))
     #: What was measured (kept in the run report).
     run_conditions = variable(typ.Dict[str, object], value={})
     #: The identity of the node that ran the launcher (kept in the report).

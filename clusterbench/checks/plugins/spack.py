@@ -5,10 +5,13 @@ is a Spack package. With ``-S build_mode=spack`` the benchmark is built from
 the committed environment of the partition's programming environment
 (``spack_envs/``, see :mod:`clusterbench.site.spackenv`):
 
+- which ``spack_envs/``: ``-S spack_envs_root=DIR``, else the one
+  `clusterbench spack-envs` checks (``./spack_envs`` if there is one, else
+  the project's);
 - which environment: the partition's ``extras['spack_env']`` (a path relative
   to the project, or a mapping from programming environment to path), else
   ``spack_envs/<system>/<partition>-<environ>/``, else
-  ``spack_envs/<system>/<partition>/``;
+  ``spack_envs/<system>/<partition>/`` (what `clusterbench site init` writes);
 - which spec: the root of that environment's ``spack.lock`` that builds the
   check's ``spack_package`` with the test's ``mpi``, ``compiler`` and ``blas``
   parameters; the build runs ``spack -e <env> install <spec>``, which installs
@@ -51,7 +54,9 @@ from reframe.core.exceptions import ReframeError
 from reframe.core.logging import getlogger
 
 from clusterbench.checks.plugins.skipreason import RecordedSkip
+from clusterbench.checks.plugins.writablestage import stage_sources_writable
 from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
+from clusterbench.core import paths
 from clusterbench.site import spackenv, stacknames
 
 BUILD_MODES = ('offline', 'spack')
@@ -111,9 +116,23 @@ class SpackBuild(RecordedSkip, BuildProvenance):
     spack_install_opts = variable(typ.List[str], value=[])
     #: The Spack package that provides the benchmark (set by the check).
     spack_package = variable(str)
-    #: The spack_envs/ tree ('': the one beside the check's directory, as
-    #: reference_data/ is).
+    #: The spack_envs/ tree. '': the one `clusterbench spack-envs` checks,
+    #: ``spack_envs/`` of the launch directory (where `clusterbench site
+    #: init` writes the centre's) if there is one, else the project's (the
+    #: checkout's, or the copy packaged with the wheel).
     spack_envs_root = variable(str, value='')
+
+    @run_before('compile', always_last=True)
+    def _stage_sources_writable(self):
+        stage_sources_writable(self)
+
+    @run_after('init')
+    def _resolve_spack_envs_root(self):
+        # While the test is made ReFrame is still in the launch directory.
+        given = self.spack_envs_root or paths.default('spack_envs')
+        self.spack_envs_root = os.path.abspath(given)
+        # As messages name it: relative when it is the launch directory's.
+        self._spack_envs_shown = given
 
     def check_build_mode(self):
         if self.build_mode not in BUILD_MODES:
@@ -131,9 +150,15 @@ class SpackBuild(RecordedSkip, BuildProvenance):
         }
 
     def spack_envs_dir(self):
-        return os.path.abspath(
-            self.spack_envs_root or os.path.join(self.prefix, '..', 'spack_envs')
-        )
+        return self.spack_envs_root
+
+    def expected_spack_env(self):
+        """Where the partition's environment was looked for, in the layout
+        `clusterbench site init` writes: ``<root>/<system>/<partition>/``
+        (relative to the launch directory when it is there)."""
+        part = self.current_partition
+        system = part.fullname.split(':')[0]
+        return os.path.join(self._spack_envs_shown, system, part.name) + os.sep
 
     def spack_environment(self):
         """The partition's environment directory, or ``None``."""
@@ -159,10 +184,11 @@ class SpackBuild(RecordedSkip, BuildProvenance):
         project = os.path.dirname(root)
         env_dir = self.spack_environment()
         if env_dir is None:
+            alone = f'{part.name}-{environ.name}'
             raise ReframeError(
-                f'{part.fullname} {environ.name}: no Spack environment (expected '
-                f'spack_envs/{part.fullname.split(":")[0]}/{part.name}-'
-                f'{environ.name}/spack.yaml or extras.spack_env)'
+                f'{part.fullname} {environ.name}: no Spack environment: expected '
+                f'{self.expected_spack_env()}{spackenv.MANIFEST} (or {alone}/'
+                f'{spackenv.MANIFEST} for {environ.name} alone, or extras.spack_env)'
             )
         if os.path.commonpath([env_dir, root]) != root:
             raise ReframeError(f'{env_dir}: a Spack environment must be under {root}')
