@@ -133,10 +133,11 @@ def test_site_init_on_the_box_enables_and_says_the_installed_benchmarks(tmp_path
         shown = listed.stdout + listed.stderr
         assert listed.returncode == 0, shown
         assert '- HPCCCheck' in shown and '- NetPIPECheck' in shown, shown
-        # Whole nodes: the job script asks Slurm for them.
+        # Whole nodes: the job script asks Slurm for them (a box node has
+        # one core: HPCC runs one rank on each of two).
         dry = reframe_on(
-            config, 'newsite', '-n', '^HPCCCheck', '--dry-run',
-            '--prefix', tmp_path / 'dry', cwd=tmp_path, env=env,
+            config, 'newsite', '-n', '^HPCCCheck', '-S', 'HPCCCheck.num_nodes=2',
+            '--dry-run', '--prefix', tmp_path / 'dry', cwd=tmp_path, env=env,
         )  # fmt: skip
         assert dry.returncode == 0, dry.stdout + dry.stderr
         (script,) = (tmp_path / 'dry').glob('stage/**/rfm_job.sh')

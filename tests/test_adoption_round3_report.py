@@ -138,7 +138,7 @@ def test_the_reference_age_comes_from_the_provenance(tmp_path):
     made = clusterbench('references', 'update', '--from', *sessions,
                         '--references', refs, '--write')  # fmt: skip
     assert made.returncode == 0, made.stderr
-    when = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=5)
+    when = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=5)
     dated = 0
     for path in (refs / 'local' / 'provenance').glob('*.yaml'):
         text, n = re.subn(r"made: '[^']+'", f"made: '{when.isoformat()}'",

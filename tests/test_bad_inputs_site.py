@@ -357,7 +357,7 @@ def test_friction_ranks_share_of_a_threaded_rank_is_of_its_cpus():
 def test_friction_the_wrapper_is_told_each_rank_s_cpus(tmp_path):
     out = tmp_path / 'c.json'
     proc = subprocess.run(
-        [sys.executable, '-m', 'clusterbench.noisyhost.conditions', 'wrap', '-o',
+        [sys.executable, '-m', 'clusterbench.cli.conditions', 'wrap', '-o',
          str(out), '--ranks', '1', '--cpus-per-rank', '2', '--local',
          '--no-probe', '--', sys.executable, '-c', 'pass'],
         env={**os.environ, 'PYTHONPATH': PROJECT},

@@ -226,7 +226,7 @@ def test_torn_or_missing_sample_files(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.machine.energy', *args],
+        [sys.executable, '-m', 'clusterbench.cli.energy', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,

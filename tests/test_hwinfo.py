@@ -341,7 +341,7 @@ def test_one_file_per_node(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.machine.hwinfo', *args],
+        [sys.executable, '-m', 'clusterbench.cli.hwinfo', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,
@@ -394,12 +394,12 @@ def test_job_script_line_per_node():
 
     local = collect_command('/stage/t/hwinfo', python='/venv/bin/python')
     assert local == (
-        'env -u LD_PRELOAD /venv/bin/python -m clusterbench.machine.hwinfo '
+        'env -u LD_PRELOAD /venv/bin/python -m clusterbench.cli.hwinfo '
         '--output-dir /stage/t/hwinfo'
     )
     spanning = collect_command('/s/hw', python='py', launcher='srun -n 8')
     assert spanning.startswith(
-        'env -u LD_PRELOAD srun -n 8 py -m clusterbench.machine.hwinfo'
+        'env -u LD_PRELOAD srun -n 8 py -m clusterbench.cli.hwinfo'
     )
 
 

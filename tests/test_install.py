@@ -76,15 +76,6 @@ def test_make_run_and_make_test_use_their_profiles():
     assert 'test: setup ' in text
 
 
-def test_requires_python_is_what_reframe_needs():
-    import tomllib
-
-    with open(os.path.join(PROJECT, 'pyproject.toml'), 'rb') as f:
-        meta = tomllib.load(f)
-    assert meta['project']['requires-python'] == '>=3.10'
-    assert meta['tool']['ruff']['target-version'] == 'py310'
-
-
 def _copy_checkout(dest):
     anywhere = shutil.ignore_patterns(
         '.git', '.venv', 'build', 'dist', '*.egg-info', '__pycache__'

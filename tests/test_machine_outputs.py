@@ -11,7 +11,7 @@ verdict and the CPU identity with no clusterbench code in the handler.
 import http.server
 import json
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import junitparser
 import pytest
@@ -110,7 +110,7 @@ def test_junit_of_a_real_run_reads_in_junitparser(session):
     assert outside.name == 'clusterbench' and outside.tests == 1
     assert suite.name == 'CGSolverCheck'
     info = report['session_info']
-    start = datetime.fromtimestamp(int(info['time_start_unix']), timezone.utc)
+    start = datetime.fromtimestamp(int(info['time_start_unix']), UTC)
     assert suite.timestamp == start.strftime('%Y-%m-%dT%H:%M:%S')
     assert suite.hostname == info['hostname']
     assert suite.time == pytest.approx(case['time_total'], abs=1e-3)

@@ -66,7 +66,8 @@ def test_a_bad_switch_in_a_config_names_the_file(tmp_path):
     with pytest.raises(ClusterbenchError) as err:
         runner.noisy_host_partitions(str(config), 'local')
     assert str(err.value).startswith(
-        f"{config}: partition default: extras.noisy_host: 'on': True, False"
+        f"{config}: partition default: extras.noisy_host: 'on' is not True/False or "
+        'a dict'
     )
 
 

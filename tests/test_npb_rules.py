@@ -2,9 +2,9 @@
 
 import fnmatch
 import os
+import tomllib
 
 import pytest
-import tomllib
 from conftest import PROJECT, read
 
 from clusterbench.bench import npb_rules as rules

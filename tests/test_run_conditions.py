@@ -141,7 +141,7 @@ def test_the_wrapper_measures_the_ranks_keeps_the_exit_code_and_the_preload(tmp_
     env = {**os.environ, 'PYTHONPATH': PROJECT, '_CB_LD_PRELOAD': 'libx.so'}
     env.pop('LD_PRELOAD', None)
     proc = subprocess.run(
-        [PYTHON, '-m', 'clusterbench.noisyhost.conditions', 'wrap', '-o', str(out)]
+        [PYTHON, '-m', 'clusterbench.cli.conditions', 'wrap', '-o', str(out)]
         + ['--ranks', '1', '--local', '--', PYTHON, '-c', busy],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip

@@ -15,6 +15,7 @@ from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations, hpcc
+from clusterbench.site import contract
 
 OUTPUT_FILE = 'hpccoutf.txt'
 # The shell's "command not found", which the job script's own test returns.
@@ -82,7 +83,7 @@ class HPCCBase(
         self.skip_if(
             cores < 2
             and self.num_nodes == 1
-            and self.current_partition.scheduler.registered_name != 'local',
+            and not contract.runs_here(self.current_partition),
             'one core per node: HPCC needs two ranks for PingPong; '
             'give -S HPCCCheck.num_nodes=2 (one rank per node)',
         )

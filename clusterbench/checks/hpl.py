@@ -36,6 +36,7 @@ from clusterbench.checks.release import SourceRelease, mirror_hint, release_prob
 from clusterbench.checks.resources import node_cores
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpl
+from clusterbench.site import contract
 
 INPUT_FILE = 'HPL.dat'
 MAKE_FILE = f'Make.{hpl_makearch.ARCH}'
@@ -54,7 +55,7 @@ def nodes_match_build_host(partition):
     Yes for a partition whose jobs run on this host (``local``), or whose
     processor facts name the same microarchitecture ReFrame detects here.
     """
-    if partition.scheduler.registered_name == 'local':
+    if contract.runs_here(partition):
         return True
     arch = partition.processor.arch
     return bool(arch) and arch == _build_host_arch()

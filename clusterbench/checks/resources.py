@@ -4,13 +4,15 @@ import os
 
 from reframe.core.exceptions import ReframeError
 
+from clusterbench.site import contract
+
 
 def node_cores(partition):
     """Physical cores per node: the processor facts, else this host's CPUs."""
     proc = partition.processor
     if proc.num_cpus:
         return max(1, proc.num_cpus // (proc.num_cpus_per_core or 1))
-    if partition.scheduler.registered_name == 'local':
+    if contract.runs_here(partition):
         return os.cpu_count() or 1
     raise ReframeError(
         f'partition {partition.fullname!r}: no processor facts; '
@@ -38,7 +40,7 @@ def node_memory_bytes(partition):
     declared = partition.extras.get('mem_per_node')
     if declared:
         return int(declared)
-    if partition.scheduler.registered_name == 'local':
+    if contract.runs_here(partition):
         with open('/proc/meminfo') as meminfo:
             for line in meminfo:
                 if line.startswith('MemTotal:'):

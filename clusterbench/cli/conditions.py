@@ -1,14 +1,15 @@
-"""``python -m clusterbench.noisyhost.conditions wrap|wait-quiet``: the parser
-(the measuring is clusterbench.noisyhost.conditions')."""
+"""``python -m clusterbench.cli.conditions wrap|wait-quiet``, as job scripts
+run it: the parser (the measuring is clusterbench.noisyhost.conditions')."""
 
 import argparse
+import sys
 
 from clusterbench.cli import numbers
 from clusterbench.noisyhost import conditions, hostprobe, quiet
 
 
 def parser():
-    ap = argparse.ArgumentParser(prog='python -m clusterbench.noisyhost.conditions')
+    ap = argparse.ArgumentParser(prog='python -m clusterbench.cli.conditions')
     sub = ap.add_subparsers(dest='command', required=True)
     wrap = sub.add_parser('wrap', help='run a launcher and measure around it')
     wrap.add_argument('-o', '--output', required=True)
@@ -73,3 +74,7 @@ def main(argv=None):
         cpus_per_rank=args.cpus_per_rank,
         resources=args.probe_resources,
     )
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,9 +1,11 @@
-"""``python -m clusterbench.machine.energy status|snapshot|sample|summarize``:
-the parser and what it prints (the readers are clusterbench.machine.energy's)."""
+"""``python -m clusterbench.cli.energy status|snapshot|sample|summarize``, as
+job scripts run it: the parser and what it prints (the readers are
+clusterbench.machine.energy's)."""
 
 import argparse
 import signal
 import socket
+import sys
 import threading
 
 from clusterbench.cli import numbers
@@ -60,7 +62,7 @@ def _cmd_summarize(args):
 
 def parser():
     ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.machine.energy',
+        prog='python -m clusterbench.cli.energy',
         description='Energy and power readings of this node (RAPL, IPMI DCMI).',
     )
     ap.add_argument('--root', default='/', help='file system root for /sys (tests)')
@@ -87,3 +89,7 @@ def parser():
 
 def main(argv=None):
     return parse_and_run(parser(), 'clusterbench', argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

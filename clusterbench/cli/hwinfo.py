@@ -1,5 +1,5 @@
-"""``python -m clusterbench.machine.hwinfo``: the parser and what it prints
-(the facts are clusterbench.machine.hwinfo's)."""
+"""``python -m clusterbench.cli.hwinfo``, as job scripts run it: the parser
+and what it prints (the facts are clusterbench.machine.hwinfo's)."""
 
 import argparse
 import os
@@ -11,7 +11,7 @@ from clusterbench.machine import hwinfo
 
 def parser():
     ap = argparse.ArgumentParser(
-        prog='python -m clusterbench.machine.hwinfo',
+        prog='python -m clusterbench.cli.hwinfo',
         description='Hardware and software facts of this node, as JSON.',
     )
     ap.add_argument('--proc', default='/proc', help='proc root (default /proc)')
@@ -45,3 +45,7 @@ def main(argv=None):
     else:
         print(jsontext.dumps(facts, indent=1))
     return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

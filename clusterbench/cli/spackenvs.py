@@ -1,7 +1,7 @@
 """`clusterbench spack-envs`: validate spack_envs/ and every spack.lock
 without Spack (the checks are clusterbench.site.spackenv's).
 
-Also ``python -m clusterbench.site.spackenv [DIR]``.
+Also ``python -m clusterbench.cli.spackenvs [DIR]``.
 """
 
 import os
@@ -90,3 +90,7 @@ def _directory(given):
     if os.path.isdir(paths.DIRECTORIES['site_configs']):
         return paths.DIRECTORIES['spack_envs']
     return paths.default('spack_envs')
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -2,7 +2,8 @@
 JSON (numbers at full precision, the verdict as kind and detail, where and
 when each figure was measured) and JUnit XML (for a CI). See
 :mod:`clusterbench.judging.view` for the person's table; both read the rows
-of :func:`clusterbench.judging.verdict.rows`.
+of :func:`clusterbench.judging.verdict.rows` and share the text of a row
+(:mod:`clusterbench.judging.rowtext`).
 """
 
 import datetime
@@ -13,14 +14,8 @@ from collections import Counter
 
 from clusterbench.core import csvfile, jsontext
 from clusterbench.core.controlchars import xml_text
-from clusterbench.judging import verdict
-from clusterbench.judging.view import (
-    CSV_COLUMNS,
-    _counts,
-    cells,
-    split_name,
-    text,
-)
+from clusterbench.judging import rowtext, verdict
+from clusterbench.judging.rowtext import CSV_COLUMNS, cells, split_name, text
 
 
 def format_csv(table):
@@ -130,7 +125,7 @@ def _junit_timestamp(origins):
         except ValueError:
             continue
         if when.tzinfo is not None:
-            when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+            when = when.astimezone(datetime.UTC).replace(tzinfo=None)
         stamps.append(when)
     return min(stamps).strftime('%Y-%m-%dT%H:%M:%S') if stamps else None
 
@@ -218,7 +213,7 @@ def format_junit(table, strict=False):
             root, 'testsuite', name='clusterbench', tests='1', failures='1', skipped='0'
         )
         case = ET.SubElement(suite, 'testcase', classname='clusterbench', name='run')
-        why = f'nothing measured ({_counts(table) or "no figure"})'
+        why = f'nothing measured ({rowtext.counts(table) or "no figure"})'
         ET.SubElement(case, 'failure', type='nothing measured', message=why)
         totals.update(tests=1, failures=1)
     for key in ('tests', 'failures', 'skipped'):

@@ -71,7 +71,7 @@ class Point:
 
     @property
     def date(self):
-        return datetime.datetime.fromtimestamp(self.when, datetime.timezone.utc)
+        return datetime.datetime.fromtimestamp(self.when, datetime.UTC)
 
 
 @dataclass

@@ -32,33 +32,23 @@ numbers at full precision and the verdict as ``{"kind", "detail"}``, with
 where and when each figure was measured; JUnit fails a figure by its kind.
 """
 
-import math
-import re
 import shutil
 import sys
 import textwrap
 from collections import Counter
 
 from clusterbench.core.controlchars import escaped, escaped_lines
-from clusterbench.judging import inconclusive, verdict, vocabulary
-
-_PARAM = re.compile(r'\s+%([.\w$]+)=(\S+)')
-
-#: The table's columns (csv has the same, without ``vs ref``).
-COLUMNS = (
-    'test',
-    'partition',
-    'environment',
-    'variable',
-    'value',
-    'n',
-    'unit',
-    'reference',
-    'vs ref',
-    'allowed range',
-    'verdict',
+from clusterbench.judging import inconclusive, machineview, verdict
+from clusterbench.judging.rowtext import (
+    COLUMNS,
+    SUMMARY_ORDER,
+    cells,
+    counts,
+    retried,
+    split_name,
+    text,
 )
-CSV_COLUMNS = tuple(c for c in COLUMNS if c != 'vs ref')
+
 #: Columns said once above the table when every row has the same cell.
 _CONSTANT = ('partition', 'environment', 'n', 'unit')
 #: Table columns that may be shortened to fit, and their narrowest (never
@@ -67,18 +57,6 @@ _SHRINKABLE = {'verdict': 12, 'variable': 14, 'environment': 11}
 #: Columns left out, in this order, of a table still too wide for a narrow
 #: terminal (csv and json have them all).
 _DROPPABLE = ('n', 'allowed range', 'partition', 'unit')
-
-#: The order of the counts in the summary line.
-SUMMARY_ORDER = (
-    verdict.PASS,
-    verdict.SLOWER,
-    verdict.FLAGGED,
-    verdict.FASTER,
-    verdict.INCONCLUSIVE,
-    verdict.NO_REFERENCE,
-    verdict.DISTURBED,
-    verdict.FAILED,
-)
 
 #: The width of output that does not go to a terminal (a pipe, a file, CI logs).
 DEFAULT_WIDTH = 160
@@ -101,81 +79,6 @@ def percent(value, digits=0):
     return f'{value:.{digits}%}'.replace('%', ' %')
 
 
-def text(row):
-    """The verdict of *row* as text: ``INCONCLUSIVE (-12 % inside ±25 %)``,
-    ``FAILED (sanity): why``, ``skipped: why``."""
-    found = row.verdict
-    if found.kind == verdict.FAILED:
-        return f'{found.kind} ({row.phase}): {found.detail}'
-    if found.kind == verdict.SKIPPED:
-        return f'{found.kind}: {found.detail}'
-    retry = retried(row)
-    if retry:
-        detail = '; '.join(filter(None, (found.detail, retry)))
-        return f'{found.kind} ({detail})'
-    return str(found)
-
-
-def retried(row):
-    """``retried after TIMEOUT``: what the first attempt of a test case that
-    counts as its retry (ReFrame's --max-retries) ended as; '' if none."""
-    after = {getattr(o, 'retried_after', '') for o in row.origins} - {''}
-    return f'retried after {" or ".join(sorted(after))}' if after else ''
-
-
-def _num(value):
-    if value is None:
-        return '-'
-    if value in (math.inf, -math.inf):
-        return '∞' if value > 0 else '-∞'
-    return f'{value:.4g}'
-
-
-def vs_reference(row):
-    """``-12.0 %``: the value against what it was judged against (points of
-    the whole for a share); ``-`` where there is nothing to compare."""
-    ref, value = row.reference, row.value
-    if ref is None or value is None:
-        return '-'
-    if vocabulary.is_share(row.variable, row.unit):
-        return f'{value - ref:+.1f} pp'
-    if ref == 0:
-        return '-'
-    return f'{(value - ref) / abs(ref) * 100:+.1f} %'
-
-
-def cells(row):
-    """{column: text} of one row."""
-    figure = row.variable is not None
-    allowed = '-'
-    if row.low is not None or row.high is not None:
-        allowed = f'{_num(row.low)} .. {_num(row.high)}'
-    reference = _num(row.reference)
-    if row.band:
-        # A portable band is a range: its middle is no reference.
-        reference = f'band {_num(row.low)}..{_num(row.high)} {row.unit}'.strip()
-    return {
-        'test': row.test,
-        'partition': row.where,
-        'environment': row.environ,
-        'variable': row.variable if figure else '-',
-        'value': _num(row.value),
-        'n': str(row.n) if figure else '-',
-        'unit': row.unit if figure else '-',
-        'reference': reference,
-        'vs ref': vs_reference(row),
-        'allowed range': allowed,
-        'verdict': text(row),
-    }
-
-
-def _counts(rows):
-    counts = Counter(row.kind for row in rows)
-    order = [*SUMMARY_ORDER, verdict.SKIPPED]
-    kinds = sorted(counts, key=lambda k: order.index(k) if k in order else len(order))
-    return ', '.join(f'{counts[k]} {k}' for k in kinds)
-
-
 def summary(table):
     """``3 pass, 1 SLOWER, 0 no reference, 0 FAILED``: pass, no reference and
     FAILED always, the other verdicts where they occur."""
@@ -194,12 +97,6 @@ def terminal_width():
     if sys.stdout.isatty():
         return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
     return DEFAULT_WIDTH
-
-
-def split_name(name):
-    """('CGSolverCheck', {'stencil': '7', ...}) of a ReFrame test name."""
-    base = name.split()[0] if name.split() else name
-    return base, dict(_PARAM.findall(name))
 
 
 def short_names(names):
@@ -345,7 +242,7 @@ def format_table(table, verbose=False, show_all=False, width=None):
             said = f'{check}: {_cases(group)}, {_figures(group)} DISTURBED: {reason}'
             shown += _wrapped(said, width, indent='')
             continue
-        title = f'{check}: {_cases(rows)}: {_counts(rows)}'
+        title = f'{check}: {_cases(rows)}: {counts(rows)}'
         shown.append(title)
         folded = '' if verbose else inconclusive.line(rows)
         if folded:
@@ -448,8 +345,6 @@ def render(
     session recorded besides its figures) and ends with the counts (and the
     checks that did not load, which fail a run) and what --strict makes of
     them: the last lines, where ``tail`` finds them."""
-    from clusterbench.judging import machineview
-
     if fmt == 'csv':
         return machineview.format_csv(table)
     if fmt == 'json':
@@ -468,9 +363,9 @@ def closing(table, strict=False, not_loaded=()):
     if not_loaded:
         line += f', {len(not_loaded)} not loaded'
     line += ''.join(f'\nnot loaded: {escaped(what)}' for what in not_loaded)
-    findings = _counts(verdict.strict_findings(table))
+    findings = counts(verdict.strict_findings(table))
     if verdict.nothing_measured(table):
-        findings = f'nothing measured ({_counts(table) or "no figure"})'
+        findings = f'nothing measured ({counts(table) or "no figure"})'
     if findings:
         effect = 'fail this run' if strict else 'would fail with --strict'
         line += f'\n{findings}: {effect} (exit {verdict.EXIT_STRICT})'

@@ -13,10 +13,10 @@ Sources, in order of preference:
 Nothing exposed, or nothing readable (RAPL counters are root-only on current
 kernels; ipmitool needs /dev/ipmi0), is *not available*, with the reason.
 
-    python -m clusterbench.machine.energy status             what this node offers
-    python -m clusterbench.machine.energy snapshot           one reading, as JSON
-    python -m clusterbench.machine.energy sample -o FILE     sample until SIGTERM/SIGINT
-    python -m clusterbench.machine.energy summarize FILE     energy_j, mean_power_w
+    python -m clusterbench.cli.energy status                 what this node offers
+    python -m clusterbench.cli.energy snapshot               one reading, as JSON
+    python -m clusterbench.cli.energy sample -o FILE         sample until SIGTERM/SIGINT
+    python -m clusterbench.cli.energy summarize FILE         energy_j, mean_power_w
 """
 
 import json
@@ -327,8 +327,10 @@ def run_sampler(out, reader, interval, stop):
 
 
 if __name__ == '__main__':
-    # `python -m clusterbench.machine.energy`, as job scripts run it: a front
-    # end, whose options are the command line's (clusterbench.cli.energy).
-    from clusterbench.cli import energy as command
-
-    sys.exit(command.main())
+    # The program is the command line's (argparse lives in cli alone).
+    print(
+        'clusterbench: error: clusterbench.machine.energy is a library: '
+        'run python -m clusterbench.cli.energy',
+        file=sys.stderr,
+    )
+    sys.exit(2)

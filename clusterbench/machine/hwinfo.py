@@ -7,14 +7,15 @@ HCAs and ports, and the MPI, UCX, libfabric, compiler and BLAS versions. A
 fact that cannot be had is the string ``'absent'``, and ``facts['absent']``
 says why, keyed by the fact's dotted path. Nothing here raises on odd input.
 
-This module is the command and the public face; the work is in its parts:
+This module is the public face (the command is
+``python -m clusterbench.cli.hwinfo``); the work is in its parts:
 nodefacts (the collector: CPU, memory, NUMA, platform), netfacts (network,
 InfiniBand), softfacts (versions; the library probe libprobe.py), digest
 (summary and identity) and factreader (what they share).
 
-    python -m clusterbench.machine.hwinfo                   JSON on stdout
-    python -m clusterbench.machine.hwinfo --output-dir DIR  DIR/<hostname>.json
-    python -m clusterbench.machine.hwinfo --summary         the one-screen digest
+    python -m clusterbench.cli.hwinfo                   JSON on stdout
+    python -m clusterbench.cli.hwinfo --output-dir DIR  DIR/<hostname>.json
+    python -m clusterbench.cli.hwinfo --summary         the one-screen digest
 """
 
 import json
@@ -75,8 +76,10 @@ def write_per_node(directory, facts):
 
 
 if __name__ == '__main__':
-    # `python -m clusterbench.machine.hwinfo`, as job scripts run it: a front
-    # end, whose options are the command line's (clusterbench.cli.hwinfo).
-    from clusterbench.cli import hwinfo as command
-
-    sys.exit(command.main())
+    # The program is the command line's (argparse lives in cli alone).
+    print(
+        'clusterbench: error: clusterbench.machine.hwinfo is a library: '
+        'run python -m clusterbench.cli.hwinfo',
+        file=sys.stderr,
+    )
+    sys.exit(2)

@@ -45,7 +45,7 @@ class Collector(NetworkFacts, SoftwareFacts):
     def collect(self):
         facts = {
             'format': FORMAT,
-            'collected': datetime.datetime.now(datetime.timezone.utc).strftime(
+            'collected': datetime.datetime.now(datetime.UTC).strftime(
                 '%Y-%m-%dT%H:%M:%SZ'
             ),
             'host': self.host(),

@@ -5,7 +5,7 @@ where a partition's site config turns it on (``extras.noisy_host``).
 - :mod:`~clusterbench.noisyhost.switch`: the switch and its thresholds, read
   from a partition's ``extras`` (the one place that reads them);
 - :mod:`~clusterbench.noisyhost.conditions`: the run's conditions measured
-  around each launch (``python -m clusterbench.noisyhost.conditions wrap``)
+  around each launch (``python -m clusterbench.cli.conditions wrap``)
   and which thresholds a run broke (DISTURBED);
 - :mod:`~clusterbench.noisyhost.hostprobe`: the tiny fixed workload run
   before and after a launch and compared with the references' sessions;

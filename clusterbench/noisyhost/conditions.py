@@ -3,7 +3,7 @@
 The job script runs the launcher through this wrapper on the node that runs
 the script (``local``: this host; a batch partition: the job's first node)::
 
-    python -m clusterbench.noisyhost.conditions wrap -o conditions.json \\
+    python -m clusterbench.cli.conditions wrap -o conditions.json \\
         --ranks 2 --local -- mpirun -np 2 ./bench
 
 It reads ``/proc/stat`` and the load average before, runs the launcher, waits
@@ -360,8 +360,10 @@ def load(path):
 
 
 if __name__ == '__main__':
-    # `python -m clusterbench.noisyhost.conditions`, as job scripts run it: a front
-    # end, whose options are the command line's (clusterbench.cli.conditions).
-    from clusterbench.cli import conditions as command
-
-    sys.exit(command.main())
+    # The program is the command line's (argparse lives in cli alone).
+    print(
+        'clusterbench: error: clusterbench.noisyhost.conditions is a library: '
+        'run python -m clusterbench.cli.conditions',
+        file=sys.stderr,
+    )
+    sys.exit(2)

@@ -1,6 +1,6 @@
 """Waiting for a quiet machine before a test (``clusterbench run
 --wait-quiet``, the checks' ``wait_quiet`` variable, and ``python -m
-clusterbench.noisyhost.conditions wait-quiet``), where the noisy-host profile
+clusterbench.cli.conditions wait-quiet``), where the noisy-host profile
 is on."""
 
 import time

@@ -28,6 +28,7 @@ seeing them.
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.noisyhost import conditions
+from clusterbench.site import contract
 
 KEY = 'noisy_host'
 
@@ -66,5 +67,5 @@ def thresholds(extras, local=True):
 
 def enabled(partition):
     """Whether *partition* (a site config's partition entry) has the profile."""
-    local = partition.get('scheduler') == 'local'
+    local = contract.runs_here(partition)
     return thresholds(partition.get('extras'), local) is not None

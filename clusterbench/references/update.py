@@ -535,7 +535,7 @@ def _now():
     # SOURCE_DATE_EPOCH (reproducible-builds.org) fixes the date a provenance
     # records, so that two writes of one update are the same bytes.
     epoch = os.environ.get('SOURCE_DATE_EPOCH')
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     if epoch and epoch.isdigit():
         return datetime.datetime.fromtimestamp(int(epoch), utc)
     return datetime.datetime.now(utc)

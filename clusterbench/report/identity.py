@@ -5,7 +5,7 @@ import re
 
 from clusterbench.judging import vocabulary
 from clusterbench.parsers.catalog import CATALOG
-from clusterbench.site import stacknames
+from clusterbench.site import contract, stacknames
 
 
 def _stack_from_name(environ):
@@ -51,7 +51,7 @@ def nodes_of(case):
         return len(set(hosts))
     # A test that failed before its job ran has no node list; under the
     # local scheduler it could only have run on this one node.
-    return 1 if case.get('scheduler') == 'local' else None
+    return 1 if contract.runs_here(case) else None
 
 
 def cpu_kind_of(case):

@@ -25,7 +25,7 @@ def of_row(files, references, system, partition, now=None):
         return 'unknown (provenance unreadable)'
     if not made:
         return 'unknown (no provenance)'
-    now = now or datetime.datetime.now(datetime.timezone.utc)
+    now = now or datetime.datetime.now(datetime.UTC)
     ages = sorted((now - m).days for m in made)
     if ages[0] == ages[-1]:
         return f'{ages[0]} day' + 's' * (ages[0] != 1)
@@ -44,7 +44,7 @@ def _made(prov, where):
                 continue
             stamp = datetime.datetime.fromisoformat(str(when))
             if stamp.tzinfo is None:
-                stamp = stamp.replace(tzinfo=datetime.timezone.utc)
+                stamp = stamp.replace(tzinfo=datetime.UTC)
             found.append(stamp)
             if str(key).split('/')[0] == where:
                 mine.append(stamp)

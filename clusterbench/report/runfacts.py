@@ -73,7 +73,7 @@ def hw_summary(facts):
 
 
 def utc_now():
-    return datetime.datetime.now(datetime.timezone.utc).timestamp()
+    return datetime.datetime.now(datetime.UTC).timestamp()
 
 
 def timestamp(unix):
@@ -82,7 +82,7 @@ def timestamp(unix):
     if isinstance(unix, bool) or not isinstance(unix, (int, float)):
         return None
     try:
-        return datetime.datetime.fromtimestamp(unix, datetime.timezone.utc)
+        return datetime.datetime.fromtimestamp(unix, datetime.UTC)
     except (OverflowError, ValueError, OSError):
         return None
 

@@ -28,6 +28,7 @@ from clusterbench.results import (
     runreport,
     suggested,
 )
+from clusterbench.site import contract
 
 #: Where ReFrame's results database and perflogs of a session go: its
 #: results root (read by site_configs/common.py).
@@ -105,7 +106,8 @@ def reframe_command(config, checks, system, prefix, report, extra=()):
 def _site(config):
     """*config*'s ``site_configuration``, or None if it does not load (ReFrame
     says why). A name in it that would reach a job script as a command (a
-    module ``a;b``, an access option) is one line naming it, before any job."""
+    module ``a;b``, an access option) is one line naming it, before any job,
+    and so is an ``extras`` key or value the site contract does not know."""
     try:
         site = runpy.run_path(config)['site_configuration']
     except ClusterbenchError:
@@ -117,6 +119,7 @@ def _site(config):
     found = scriptnames.config_problem(site)
     if found:
         raise ClusterbenchError(f'{config}: {found}')
+    contract.check_site(site, config)
     return site
 
 
@@ -162,7 +165,7 @@ def policy_options(config, system, extra=()):
     if any(arg.startswith('--exec-policy') for arg in extra):
         return []
     partitions = _partitions(config, system)
-    if partitions and all(p.get('scheduler') == 'local' for p in partitions):
+    if partitions and all(contract.runs_here(p) for p in partitions):
         return ['--exec-policy=serial']
     return []
 
@@ -184,7 +187,7 @@ def noisy_host_partitions(config, system):
 def node_lock(config, system, wait=True):
     """This node's lock, taken, if a partition of *system* runs its jobs here
     (``local`` scheduler): one measuring session at a time; else ``None``."""
-    if not any(p.get('scheduler') == 'local' for p in _partitions(config, system)):
+    if not any(contract.runs_here(p) for p in _partitions(config, system)):
         return None
     lock = nodelock.NodeLock()
     lock.acquire(wait=wait)
@@ -194,7 +197,8 @@ def node_lock(config, system, wait=True):
 def check_inputs(config, checks, systems, references=None):
     """One line for the first thing a measuring session on *systems* could
     not run with: a system name, the site config or check directory, a
-    partition the config does not have, the reference directory."""
+    partition the config does not have, an ``extras`` key the site contract
+    does not know, the reference directory."""
     for system in systems:
         selection.check_system_name(system)
     for path, what in ((config, 'site config'), (checks, 'check directory')):
@@ -202,6 +206,7 @@ def check_inputs(config, checks, systems, references=None):
             raise ClusterbenchError(
                 f'{path}: no such {what} (run from the project root or pass its path)'
             )
+    _site(config)
     for system in systems:
         _check_partition(config, system)
     if references is not None:

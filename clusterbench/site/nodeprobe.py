@@ -79,7 +79,7 @@ def node_kind(partition, env=None, timeout=180):
             '--time=5',
             sys.executable,
             '-m',
-            'clusterbench.machine.hwinfo',
+            'clusterbench.cli.hwinfo',
         ],
         timeout=timeout,
         env=env,
@@ -91,7 +91,7 @@ def node_kind(partition, env=None, timeout=180):
     if isinstance(kind, str) and re.fullmatch(r'[A-Za-z0-9_.x-]+', kind):
         return kind
     return Todo(
-        f'{sys.executable} -m clusterbench.machine.hwinfo on a node of '
+        f'{sys.executable} -m clusterbench.cli.hwinfo on a node of '
         f'{partition.name} gave no CPU kind (exit {code}: {said(out, err)}); the '
         f'nodes must see this venv at the same path'
     )

@@ -15,7 +15,8 @@ shared between environments live in ``spack_envs/common/`` (or beside the
 partitions of a system) and are included, never copied.
 
 This module is the public face (the command is ``clusterbench spack-envs``,
-:mod:`clusterbench.cli.spackenvs`); the work is in its parts: spackmanifest
+:mod:`clusterbench.cli.spackenvs`, also ``python -m clusterbench.cli.spackenvs
+[DIR]``); the work is in its parts: spackmanifest
 (``spack.yaml``), spacklock (``spack.lock``) and spackstacks (site configs
 against environments).
 """
@@ -94,7 +95,10 @@ def check_tree(root=ENVS_ROOT, unlocked=None):
 
 
 if __name__ == '__main__':
-    # `python -m clusterbench.site.spackenv [DIR]`: `clusterbench spack-envs`.
-    from clusterbench.cli import spackenvs
-
-    sys.exit(spackenvs.main())
+    # The program is the command line's (argparse lives in cli alone).
+    print(
+        'clusterbench: error: clusterbench.site.spackenv is a library: '
+        'run python -m clusterbench.cli.spackenvs',
+        file=sys.stderr,
+    )
+    sys.exit(2)

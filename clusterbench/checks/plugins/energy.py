@@ -1,6 +1,6 @@
 """Energy to solution for any check, where the node exposes it.
 
-A sampler (``python -m clusterbench.machine.energy sample``) runs in the background
+A sampler (``python -m clusterbench.cli.energy sample``) runs in the background
 of the job script around the benchmark, on the node that runs the script,
 and reads powercap/RAPL counters or the IPMI DCMI power every
 ``energy_interval`` seconds (often enough to see every RAPL counter wrap).
@@ -34,7 +34,7 @@ def sampler_commands(output, python=sys.executable, interval=2.0, root='/'):
     """Job-script lines: start the sampler, wait for its first reading."""
     output = shlex.quote(output)
     sampler = (
-        f'env -u LD_PRELOAD {shlex.quote(python)} -m clusterbench.machine.energy '
+        f'env -u LD_PRELOAD {shlex.quote(python)} -m clusterbench.cli.energy '
         f'--root {shlex.quote(root)} sample -o {output} --interval {interval}'
     )
     return [

@@ -21,11 +21,35 @@ in ARCHITECTURE.md (tests/test_check_depth.py keeps the two the same).
 """
 
 from reframe.core.builtins import run_after, run_before
+from reframe.core.exceptions import ReframeError
+from reframe.core.runtime import runtime
 
 from clusterbench.checks.plugins import jobstate
 from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.runconditions import RunConditions, resources_of
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.site import contract
+
+#: The site contract's verdict on the system ReFrame selected: checked once
+#: per session, refused by every check (one would leave the others to run).
+_CONTRACT = {}
+
+
+def site_contract_problem():
+    """The one line of the selected system's first bad ``extras``, or ''."""
+    system = runtime().system
+    if id(system) not in _CONTRACT:
+        source = runtime().site_config.sources[-1]
+        try:
+            for part in system.partitions:
+                contract.check_partition(part.name, part.extras, source)
+                for environ in part.environs:
+                    contract.check_environment(environ.name, environ.extras, source)
+            _CONTRACT[id(system)] = ''
+        except ClusterbenchError as err:
+            _CONTRACT[id(system)] = str(err)
+    return _CONTRACT[id(system)]
 
 
 class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
@@ -40,15 +64,20 @@ class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
         declared = getattr(self.output_parser, 'DECLARED', None)
         return resources_of(declared) if declared else super().probe_resources()
 
+    @run_after('init')
+    def _keep_the_site_contract(self):
+        # Plain `reframe` too: a typo'd extras key is one line, not a default.
+        found = site_contract_problem()
+        if found:
+            raise ReframeError(found)
+
     @run_after('setup')
     def _exclusive_nodes(self):
         # A figure measured beside another job on its node is not the node's:
         # on a cluster, whole nodes unless the partition's extras say
         # 'exclusive': False (docs/systems.md, "Exclusive nodes").
         part = self.current_partition
-        if part.scheduler.registered_name != 'local' and part.extras.get(
-            'exclusive', True
-        ):
+        if not contract.runs_here(part) and part.extras.get('exclusive', True):
             self.exclusive_access = True
 
     @run_before('sanity')

@@ -1,6 +1,6 @@
 """The facts of each node a job ran on, recorded with every run.
 
-Just before the benchmark, the job script runs ``python -m clusterbench.machine.hwinfo``
+Just before the benchmark, the job script runs ``python -m clusterbench.cli.hwinfo``
 on every node of the job (through the job's own launcher when it spans
 several nodes; the first process on a node writes, the others see the file
 and stop). The facts land in ``hwinfo/<host>.json`` in the stage directory,
@@ -27,7 +27,7 @@ HWINFO_DIR = 'hwinfo'
 def collect_command(directory, python=sys.executable, launcher=''):
     """The job-script line that writes <directory>/<host>.json on each node."""
     cmd = (
-        f'{shlex.quote(python)} -m clusterbench.machine.hwinfo '
+        f'{shlex.quote(python)} -m clusterbench.cli.hwinfo '
         f'--output-dir {shlex.quote(directory)}'
     )
     # A profiler preloaded for the benchmark must not load into the collector.

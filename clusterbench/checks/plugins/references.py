@@ -16,6 +16,7 @@ from clusterbench.references import lookup as reflookup
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import validate as refdata
+from clusterbench.site import contract
 
 # reframe_checks/ and reference_data/ are siblings in a clusterbench tree.
 _PROJECT_REFERENCES = os.path.join('..', 'reference_data')
@@ -114,7 +115,7 @@ class ExternalReferences(rfm.RegressionTestPlugin):
         }
         self.environ_extras = dict(self.current_environ.extras)
         kind = self.current_partition.extras.get('cpu_kind')
-        if not kind and self.current_partition.scheduler.registered_name == 'local':
+        if not kind and contract.runs_here(self.current_partition):
             kind = hwinfo.cpu_kind_of_file()
         self.cpu_kind = str(kind or UNKNOWN_KIND)
         self.processor_facts['cpu_kind'] = self.cpu_kind

@@ -1,7 +1,7 @@
 """The run's conditions around every benchmark launch, and DISTURBED runs.
 
 The launcher line of the job script runs through ``python -m
-clusterbench.noisyhost.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
+clusterbench.cli.conditions wrap`` (ReFrame's launcher ``modifier``), on the node
 that runs the script: steal, other processes' CPU time, the ranks' CPU share
 (where the ranks are the launcher's descendants: the ``local`` scheduler),
 the load average before, the clock, and the host probe measured just before
@@ -37,6 +37,7 @@ from reframe.core.logging import getlogger
 from clusterbench.core import figures
 from clusterbench.judging import verdict, vocabulary
 from clusterbench.noisyhost import conditions, hostprobe, quiet, sessionvars, switch
+from clusterbench.site import contract
 
 CONDITIONS_FILE = 'conditions.json'
 
@@ -75,7 +76,7 @@ def wrapper_options(
         '_CB_LD_PRELOAD="${LD_PRELOAD:-}"',
         shlex.quote(python),
         '-m',
-        'clusterbench.noisyhost.conditions',
+        'clusterbench.cli.conditions',
         'wrap',
         '-o',
         shlex.quote(output),
@@ -117,7 +118,7 @@ class RunConditions(rfm.RegressionTestPlugin):
     disturbed = variable(str, value='')
 
     def _runs_here(self):
-        return self.current_partition.scheduler.registered_name == 'local'
+        return contract.runs_here(self.current_partition)
 
     def _noisy_host(self):
         """The partition's thresholds if it has the noisy-host profile, or None."""
