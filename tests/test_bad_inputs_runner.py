@@ -48,15 +48,18 @@ def running_below(pid, program):
 
 def session_reframe(pid):
     """(keeper, ReFrame) of the `clusterbench run` process *pid*, once it
-    runs ReFrame (its keeper: clusterbench.results.reaper)."""
+    runs ReFrame's session (its keeper: clusterbench.results.reaper). A
+    ReFrame before the keeper is the listing of the session's selection
+    (clusterbench.results.setvars), not the session."""
     found = []
 
     def running():
-        found.append(running_below(pid, 'reframe'))
-        return found[-1]
+        keeper = running_below(pid, 'reaper.py')
+        found.append((keeper, running_below(pid, 'reframe') if keeper else None))
+        return found[-1][1]
 
     wait_for(running, f'the ReFrame of pid {pid}')
-    return running_below(pid, 'reaper.py'), found[-1]
+    return found[-1]
 
 
 def npb_env(tmp_path):

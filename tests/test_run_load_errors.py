@@ -7,7 +7,6 @@ import shutil
 import subprocess
 
 import pytest
-import verdicttable
 from conftest import PROJECT
 from rfm import tool
 
@@ -90,11 +89,12 @@ def test_checks_that_did_not_load_are_counted_and_fail_the_session(tmp_path):
     result = run(tmp_path, directory)
     assert result.returncode == 1, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    # The test that loaded still ran and was judged.
-    assert any(
-        (r['test'], r['partition']) == ('HPCCCheck', 'local:default')
-        for r in verdicttable.rows(result.stdout)
+    # The test that loaded still ran and was judged (on a loaded machine its
+    # figures may all be DISTURBED: one line for the check, no figure rows).
+    assert re.search(r'^HPCCCheck: 1 test case[:,] ', result.stdout, re.M), (
+        result.stdout
     )
+    assert 'every row: partition local:default' in result.stdout, result.stdout
     # The session's summary (per-check lines start with the check's name).
     summary = next(line for line in lines if re.match(r'\d+ pass, ', line))
     assert summary.endswith(', 2 not loaded')
