@@ -234,14 +234,7 @@ def test_what_the_nodes_and_modules_have_becomes_features_reframe_reads(tmp_path
     )
     path = tmp_path / 'gen.py'
     path.write_text(source)
-    proc = subprocess.run(
-        [REFRAME, '-C', str(path), '--system', 'gen', '--show-config', '--nocolor'],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
+    proc = reframe_on(path, 'gen', '--show-config', cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     shown = json.loads(proc.stdout[proc.stdout.index('{') :])
     envs = {e['name']: e for e in shown['environments']}
