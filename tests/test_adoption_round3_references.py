@@ -302,7 +302,12 @@ def test_readme_step_3_after_step_4_is_judged_by_the_baseline(packaged, tmp_path
     assert warned and set(warned) <= set(checked), baseline.stdout
     # Step 3 again, literally: the centre's baseline judges it.
     again = shell(packaged, here, STEP3 + options)
-    assert again.returncode in (0, 3), again.stdout[-3000:] + again.stderr
+    # A class-S solve takes about a millisecond, so its time can land outside
+    # a band of three sessions (SLOWER, exit 1). What is tested is that the
+    # baseline judged it: every figure has a reference and nothing failed.
+    assert again.returncode in (0, 1, 3), again.stdout[-3000:] + again.stderr
+    (summary,) = [ln for ln in again.stdout.splitlines() if ln.endswith(' FAILED')]
+    assert ', 0 no reference, 0 FAILED' in summary, again.stdout[-3000:]
     assert first_references_line(again.stdout) == (
         "references: reference_data (--references, the current directory's: "
         'references of mycluster)'

@@ -30,7 +30,7 @@ from clusterbench.checks.npb import NPBBase
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.skipreason import RecordedSkip
-from clusterbench.checks.resources import node_cores, partition_nodes
+from clusterbench.checks.resources import partition_nodes
 from clusterbench.checks.shell import quote
 
 # -- node battery --------------------------------------------------------------
@@ -200,15 +200,7 @@ class HPCCScalingBase(ScalingPlugin, HPCCBase):
     valid_systems = ['+multinode']
     scaling_figure = 'hpl'
 
-    @run_after('setup')
-    def _two_ranks_at_least(self):
-        cores = node_cores(self.current_partition)
-        # HPCC's PingPong needs two ranks; one node of one core cannot hold them.
-        self.skip_if(
-            self.num_nodes * cores < 2,
-            f'HPCC needs 2 ranks; {self.num_nodes} node(s) of '
-            f'{self.current_partition.fullname} have {self.num_nodes * cores} core(s)',
-        )
+    one_core_advice = 'its 2-node case runs it'
 
 
 class NPBScalingBase(ScalingPlugin, NPBBase):

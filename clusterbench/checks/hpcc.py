@@ -62,6 +62,8 @@ class HPCCBase(
     # HPL's N: figures of another problem size are not comparable.
     reference_index = [*BASE_INDEX, 'hpl_order']
     num_nodes = variable(int, value=1)
+    # What to do on one-core batch nodes, said by the skip.
+    one_core_advice = 'give -S HPCCCheck.num_nodes=2 (one rank per node)'
     time_limit = '1h'
     output_program = 'hpcc'
     output_parser = hpcc
@@ -85,7 +87,7 @@ class HPCCBase(
             and self.num_nodes == 1
             and not contract.runs_here(self.current_partition),
             'one core per node: HPCC needs two ranks for PingPong; '
-            'give -S HPCCCheck.num_nodes=2 (one rank per node)',
+            + self.one_core_advice,
         )
         # PingPong and the rings need two ranks; a one-core node oversubscribes.
         self.num_tasks_per_node = max(cores, 2) if self.num_nodes == 1 else cores
