@@ -354,7 +354,7 @@ def test_a_node_lost_mid_run_is_reported_and_the_others_kept(clean, tmp_path):
     cmd = [
         sys.executable,
         '-m',
-        'clusterbench.acceptance',
+        'clusterbench.cli.acceptance',
         'battery',
         '--config',
         testing.BOX_CONFIG,

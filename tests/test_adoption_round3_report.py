@@ -31,7 +31,7 @@ def report(tmp_path, *inputs, extra=()):
     """(the HTML text, its data directory) of `clusterbench report` on *inputs*."""
     out = tmp_path / 'report' / 'report.html'
     proc = captured(
-        [sys.executable, '-m', 'clusterbench.report', *map(str, inputs)]
+        [sys.executable, '-m', 'clusterbench.cli.report', *map(str, inputs)]
         + ['-o', out, *extra],
         timeout=600,
     )

@@ -1,6 +1,6 @@
 """The report of real runs, opened in a real headless browser (Debian's chromium).
 
-Builds the report with the command (``python -m clusterbench.report``, the same
+Builds the report with the command (``python -m clusterbench.cli.report``, the same
 code as ``clusterbench report``) from the session of test_report_runs.py and
 from a copy of its results database holding a second, small session (so that
 the trend section has figures measured twice), loads it in Chromium over the
@@ -259,7 +259,7 @@ def test_report_of_real_runs_in_a_browser(runs, browser, tmp_path):  # noqa: F81
     )
     assert second is not None, second_out
     proc = captured(
-        [sys.executable, '-m', 'clusterbench.report', report]
+        [sys.executable, '-m', 'clusterbench.cli.report', report]
         + ['--history', 'now-1d:now', '-o', out]
         + ['--title', 'clusterbench e2e: local Open MPI vs MPICH'],
         env={'RFM_SQLITE_DB_FILE': db},

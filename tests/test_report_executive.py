@@ -170,7 +170,7 @@ def test_a_declared_peak_reaches_the_executive_table_marked_declared(tmp_path):
 def test_executive_csv_and_the_banner(two_sessions, tmp_path):
     out = tmp_path / 'r' / 'report.html'
     proc = subprocess.run(
-        [sys.executable, '-m', 'clusterbench.report', *two_sessions, '-o', out],
+        [sys.executable, '-m', 'clusterbench.cli.report', *two_sessions, '-o', out],
         capture_output=True,
         text=True,
         cwd=PROJECT,
@@ -226,7 +226,7 @@ def test_judged_figures_are_dots_against_their_band_worst_first(tmp_path):
 
 def test_a_baseline_that_names_no_system_is_one_line(two_sessions, tmp_path):
     proc = subprocess.run(
-        [sys.executable, '-m', 'clusterbench.report', *two_sessions]
+        [sys.executable, '-m', 'clusterbench.cli.report', *two_sessions]
         + ['--baseline', 'nosuch', '-o', tmp_path / 'r.html'],
         capture_output=True,
         text=True,

@@ -53,7 +53,7 @@ def test_the_first_screen_is_the_executive_table(browser, tmp_path):  # noqa: F8
     )
     out = tmp_path / 'report' / 'report.html'
     proc = captured(
-        [sys.executable, '-m', 'clusterbench.report', SESSION, disturbed]
+        [sys.executable, '-m', 'clusterbench.cli.report', SESSION, disturbed]
         + ['-o', out, '--title', 'Zen 3 node: one healthy, one DISTURBED session'],
         timeout=600,
     )

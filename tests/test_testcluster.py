@@ -22,7 +22,7 @@ pytestmark = [
 
 def cli(*args, env=None, timeout=120):
     return captured(
-        [sys.executable, '-m', 'clusterbench.testcluster', *args],
+        [sys.executable, '-m', 'clusterbench.cli.testcluster', *args],
         env=env,
         timeout=timeout,
     )

@@ -4,7 +4,7 @@ Each module here has ``add_parser(sub)``, which adds its subcommand and sets
 ``func``, the function that runs it; ``main`` parses and runs it through
 ``run_command`` (one-line errors). The whole programs ``acceptance``,
 ``mirror`` and ``testcluster`` (modules here too, each with its own parser,
-also run as ``python -m clusterbench.acceptance`` and ``...testcluster``)
+also run as ``python -m clusterbench.cli.acceptance`` and ``...testcluster``)
 get everything after their name. This package only parses and prints: the
 work is in the packages it imports.
 """

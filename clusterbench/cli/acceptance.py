@@ -1,10 +1,11 @@
 """``clusterbench acceptance nodes|links|battery|scaling ...``: the parser and
 what it prints; the work is :mod:`clusterbench.acceptance`'s.
 
-Also ``python -m clusterbench.acceptance``.
+Also ``python -m clusterbench.cli.acceptance``.
 """
 
 import argparse
+import sys
 
 from clusterbench.acceptance import battery, links, nodes, reports, scaling
 from clusterbench.cli import numbers
@@ -170,3 +171,7 @@ def parser():
 
 def main(argv=None, prog=None):
     return parse_and_run(parser(), 'acceptance', argv, prog)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

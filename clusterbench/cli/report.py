@@ -1,11 +1,12 @@
 """`clusterbench report`: one self-contained HTML report from run reports
 and/or the results database (the work is clusterbench.report's).
 
-Also ``python -m clusterbench.report``.
+Also ``python -m clusterbench.cli.report``.
 """
 
 import argparse
 import os
+import sys
 
 from clusterbench import report
 from clusterbench.cli import common
@@ -84,3 +85,7 @@ def add_arguments(p):
 
 def main(argv=None):
     return run_command('clusterbench', run, parser().parse_args(argv))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """``clusterbench testcluster up|down|status|fault|clear``: the parser and
 what it prints; the work is :mod:`clusterbench.testcluster`'s.
 
-Also ``python -m clusterbench.testcluster``.
+Also ``python -m clusterbench.cli.testcluster``.
 """
 
 import argparse
@@ -113,3 +113,7 @@ def parser():
 
 def main(argv=None, prog=None):
     return parse_and_run(parser(), 'testcluster', argv, prog)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

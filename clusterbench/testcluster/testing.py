@@ -165,7 +165,7 @@ def reframe(prefix, *args, checks=(), env=None, timeout=900, state=None):
 
 
 def acceptance(*args, state=None, db=None, timeout=900):
-    """``python -m clusterbench.acceptance ARGS``: the completed process.
+    """``python -m clusterbench.cli.acceptance ARGS``: the completed process.
 
     *db*: ReFrame's results database for sessions it runs (not the project's).
     """
@@ -175,7 +175,7 @@ def acceptance(*args, state=None, db=None, timeout=900):
     if state is not None:
         env['SLURM_CONF'] = state.slurm_conf
     return subprocess.run(
-        [sys.executable, '-m', 'clusterbench.acceptance', *args],
+        [sys.executable, '-m', 'clusterbench.cli.acceptance', *args],
         capture_output=True,
         text=True,
         cwd=PROJECT,
