@@ -5,10 +5,10 @@ Builds src/cgsolver and evaluation/petsc_cg (Debian's petsc-dev, PETSc 3.18
 with Open MPI) and runs them side by side, alternating (ours, PETSc, PETSc,
 ours, ...) so that drifting load hits both alike, on the same problem:
 
-* default: the generated 3-D Poisson 7-point matrix on an n^3 grid
-  (--n 128 [192 ...]); the PETSc driver assembles the identical matrix and
-  computes b = A x* with cgsolver's x* in cgsolver's summation order, so b
-  is bit-identical;
+* default: the generated 3-D Poisson 7-point and 27-point matrices
+  (--stencils 7 27) on an n^3 grid (--n 128 [192 ...]); the PETSc driver
+  assembles the identical matrix and computes b = A x* with cgsolver's x*
+  in cgsolver's summation order, so b is bit-identical;
 * --matrix FILE.mtx: both read the same Matrix Market file, b = A*ones.
 
 Same stopping test in both: x0 = 0, recurrence residual ||r_k||_2 <=
@@ -26,7 +26,8 @@ Then, for context, NPB CG class A/B figures recorded on a machine of this
 kind (../shared/fixtures/npb/runs.csv, --npb-csv) next to cgsolver's class
 A/B at the same rank count (--no-npb skips it).
 
-    .venv/bin/python evaluation/cg_vs_petsc.py [--n 128 192] [--ranks 1 2]
+    .venv/bin/python evaluation/cg_vs_petsc.py [--n 128 192] [--stencils 7 27]
+        [--ranks 1 2]
         [--matrix FILE.mtx] [--variant classic|pipelined] [--tol 1e-8]
         [--repeats 3] [--npb-csv FILE | --no-npb] [--json FILE]
 
@@ -109,7 +110,11 @@ def body(bench):
     bench.check_prereqs(petsc=True)
     ours_exe = bench.build_cgsolver()
     petsc_exe = bench.build_petsc()
-    problems = [('file', args.matrix)] if args.matrix else [('n', n) for n in args.n]
+    problems = (
+        [('file', args.matrix, None)]
+        if args.matrix
+        else [('n', n, st) for st in args.stencils for n in args.n]
+    )
     print('cg_vs_petsc: cgsolver vs PETSc KSPCG (PCNONE), same matrix, b, x0 and tol')
     print(
         f'  tol {args.tol:g} on ||r_k||/||b|| (recurrence residual, both); '
@@ -118,16 +123,16 @@ def body(bench):
     print(f'  start: {cb.uptime()}')
     sys.stdout.flush()
     rows = []
-    for kind, what in problems:
+    for kind, what, stencil in problems:
         if kind == 'file':
             what = os.path.abspath(what)
             ours_argv = ['--matrix', what]
             petsc_argv = ['-matrix', what]
             label = what
         else:
-            ours_argv = ['--n', str(what)]
-            petsc_argv = ['-n', str(what)]
-            label = f'Poisson7 n={what}'
+            ours_argv = ['--n', str(what), '--stencil', str(stencil)]
+            petsc_argv = ['-n', str(what), '-stencil', str(stencil)]
+            label = f'Poisson{stencil} n={what}'
         ours_argv += ['--tol', repr(args.tol), '--variant', args.variant]
         petsc_argv += ['-tol', repr(args.tol)]
         for ranks in args.ranks:
@@ -222,6 +227,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument(
         '--n', type=int, nargs='+', default=[128], help='grid sizes (default 128)'
+    )
+    parser.add_argument(
+        '--stencils',
+        type=int,
+        nargs='+',
+        choices=[7, 27],
+        default=[7, 27],
+        help='generated stencils (default 7 27)',
     )
     parser.add_argument('--matrix', help='a Matrix Market file both solvers read')
     parser.add_argument(

@@ -10,8 +10,8 @@
  *                          symmetric|general, duplicates summed, b = A*ones.
  *
  * The right-hand side is computed here, row by row, in cgsolver's own
- * summation order (entries sorted by column; rows of length 7 or 27 with
- * four partial sums, other rows sequentially), so b is bit-identical to
+ * summation order (entries sorted by column, each row summed sequentially
+ * from zero), so b is bit-identical to
  * cgsolver's and both solvers start from the same system.  Rows are split in
  * contiguous blocks exactly as cgsolver splits them (the first N mod p ranks
  * get one more row).
@@ -94,17 +94,10 @@ static int stencil_row(int64_t n, int points, int64_t gid, PetscInt *cols, doubl
     return e;
 }
 
-/* One row of A*x in cgsolver's summation order (spmv.c): rows of length 7
- * or 27 use four partial sums a[k mod 4] combined as (a0+a1)+(a2+a3);
- * other rows are summed sequentially. */
+/* One row of A*x in cgsolver's summation order (spmv.c, chunks.h): every
+ * row summed sequentially from zero in column order. */
 static double row_dot(int len, const double *vals, const double *xv)
 {
-    if (len == 7 || len == 27) {
-        double a[4] = {0.0, 0.0, 0.0, 0.0};
-        for (int k = 0; k < len; k++)
-            a[k % 4] += vals[k] * xv[k];
-        return (a[0] + a[1]) + (a[2] + a[3]);
-    }
     double s = 0.0;
     for (int k = 0; k < len; k++)
         s += vals[k] * xv[k];

@@ -48,6 +48,24 @@ static int make_runs(const unsigned char *bnd, int n, int want, int32_t **runs_o
     return nruns;
 }
 
+/* The interior runs' rows, then the boundary runs', as chunks; the CSR
+ * copy is no longer read. */
+static void build_chunks(dist_csr *A)
+{
+    const int n = A->n_int_runs + A->n_bnd_runs;
+    int32_t *ranges = cg_xmalloc(sizeof(int32_t) * 2 * (size_t)(n > 0 ? n : 1));
+    if (A->n_int_runs > 0)
+        memcpy(ranges, A->int_runs, sizeof(int32_t) * 2 * (size_t)A->n_int_runs);
+    if (A->n_bnd_runs > 0)
+        memcpy(ranges + 2 * A->n_int_runs, A->bnd_runs, sizeof(int32_t) * 2 * (size_t)A->n_bnd_runs);
+    chunks_build(&A->chunks, A->rowptr, A->col, A->val, ranges, n);
+    cg_free(ranges);
+    cg_free(A->col);
+    cg_free(A->val);
+    A->col = NULL;
+    A->val = NULL;
+}
+
 void csr_build(dist_csr *A, MPI_Comm comm, int64_t nglobal, int64_t row0, int nlocal,
                int64_t *rowptr, int64_t *gcol, double *val)
 {
@@ -113,10 +131,14 @@ void csr_build(dist_csr *A, MPI_Comm comm, int64_t nglobal, int64_t row0, int nl
     A->n_int_runs = make_runs(bnd, nlocal, 0, &A->int_runs);
     A->n_bnd_runs = make_runs(bnd, nlocal, 1, &A->bnd_runs);
     cg_free(bnd);
+    build_chunks(A);
 
     long long nnz_ll = (long long)nnz, tot = 0;
     cgm_allreduce(&nnz_ll, &tot, 1, MPI_LONG_LONG, MPI_SUM, comm);
     A->nnz_global = (int64_t)tot;
+    /* The matrix as the SpMV reads it, plus reading x and writing y once. */
+    double bytes = chunks_bytes(&A->chunks, nnz) + 16.0 * (double)nlocal;
+    cgm_allreduce(&bytes, &A->spmv_bytes_global, 1, MPI_DOUBLE, MPI_SUM, comm);
 
     halo_setup(A);
 }
@@ -131,6 +153,7 @@ void csr_free(dist_csr *A)
     cg_free(A->ghost_gid);
     cg_free(A->int_runs);
     cg_free(A->bnd_runs);
+    chunks_free(&A->chunks);
     halo_free(&A->halo);
     memset(A, 0, sizeof(*A));
 }

@@ -6,13 +6,15 @@
  * SpMV therefore have nlocal+nghost entries; the halo exchange fills the
  * tail.  Rows are classified as interior (only owned columns: can be
  * computed before the halo arrives) or boundary, stored as runs of
- * consecutive rows. */
+ * consecutive rows.  The SpMV reads the rows regrouped into chunks
+ * (chunks.h). */
 #ifndef CGSOLVER_CSR_H
 #define CGSOLVER_CSR_H
 
 #include <mpi.h>
 #include <stdint.h>
 
+#include "chunks.h"
 #include "partition.h"
 
 typedef struct {
@@ -52,6 +54,11 @@ typedef struct {
     int32_t *int_runs;
     int n_bnd_runs;     /* boundary row runs */
     int32_t *bnd_runs;
+    /* What the SpMV reads: the rows of the interior runs, then of the
+     * boundary runs, as chunks (chunks.h); col and val are freed once it
+     * is built. */
+    chunk_matrix chunks;
+    double spmv_bytes_global; /* model bytes of one SpMV, all ranks */
 } dist_csr;
 
 /* Build the distributed matrix from local rows given with GLOBAL column
