@@ -14,14 +14,17 @@
 
 double problem_mem_estimate(long long rows_per_rank, int points)
 {
-    /* per nonzero: value 8 + local column 4 + temporary global column 8;
-     * per row: row pointers 12 (temporary 64-bit + final 32-bit), diag +
-     * inverse 16, flag 1, and 11 vectors (x, b, x*, scratch + up to 7
+    /* per nonzero, at the peak: CSR value 8 + local column 4, and the
+     * SpMV's copy (chunks.h) of at most 8 + 4 while it is made from them
+     * (the temporary global column, 8, is freed before; the CSR arrays
+     * after); per row: row pointers 12
+     * (temporary 64-bit + final 32-bit), diag + inverse 16, flag 1, block
+     * headers at most 16, and 11 vectors (x, b, x*, scratch + up to 7
      * solver vectors) of 8 bytes; plus 64 MiB for MPI and the runtime;
      * plus the in-job triad's arrays, about one iteration's traffic. */
     double triad = fmin((double)rows_per_rank * (12.0 * points + 64.0), TRIAD_MAX_BYTES);
-    return (double)rows_per_rank * (20.0 * points + 12.0 + 17.0 + 88.0) + 64.0 * 1048576.0 +
-           triad;
+    return (double)rows_per_rank * (24.0 * points + 12.0 + 17.0 + 16.0 + 88.0) +
+           64.0 * 1048576.0 + triad;
 }
 
 static void finish_common(problem *pb, MPI_Comm comm)
