@@ -133,3 +133,111 @@ def test_a_new_higher_is_better_figure_needs_only_its_declaration():
     assert found.declared('new_rate', 'GFlop/s') is new
     assert found.headline('new_rate', 'GFlop/s') == 'New'
     assert found.kind('new_rate', 'GFlop/s') == SOLVER
+
+
+# -- a new benchmark provisioned as data: a prefix plus a release -----------
+
+TINY_CHECK = """\
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, sanity_function
+
+from clusterbench.bench.source import Source
+from clusterbench.bench.sources import Release
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS
+from clusterbench.checks.provisioning import Provisioned, build_fixture
+
+TINY = Source(
+    'tiny',
+    'Tiny benchmark',
+    release=Release('tiny', '1.0', {url!r}, {sha256!r}),
+    prefix=True,
+    build=('{{cc}} -o tiny tiny.c',),
+    label='Tiny',
+)
+
+
+@rfm.simple_test
+class TinyCheck(Provisioned, rfm.RegressionTest):
+    valid_systems = ['*']
+    source = TINY
+    tiny_build = build_fixture(TINY)
+    mpi = parameter(MPI_FLAVOURS)
+    spack_executable = 'tiny'
+
+    @sanity_function
+    def ran(self):
+        return sn.assert_found('tiny ran', self.stdout)
+"""
+TINY_C = '#include <stdio.h>\nint main(void) { puts("tiny ran"); return 0; }\n'
+
+
+def _tiny(tmp_path):
+    """A release of the tiny benchmark (file://) and its check beside it."""
+    import tarfile
+
+    from clusterbench.bench import sources
+
+    tree = tmp_path / 'tiny-1.0'
+    tree.mkdir()
+    (tree / 'tiny.c').write_text(TINY_C)
+    tarball = tmp_path / 'tiny-1.0.tar.gz'
+    with tarfile.open(tarball, 'w:gz') as tar:
+        tar.add(tree, arcname='tiny-1.0')
+    checks = tmp_path / 'checks'
+    checks.mkdir()
+    text = TINY_CHECK.format(
+        url=f'file://{tarball}', sha256=sources.sha256_of(str(tarball))
+    )
+    (checks / 'tiny.py').write_text(text)
+    return checks
+
+
+def test_a_new_benchmark_provisioned_by_a_prefix_or_its_release(tmp_path):
+    """One Source description (a prefix, else the release built with the
+    environment's compiler) and one check file: ReFrame lists the check and
+    its fixtures, builds the release, and a prefix given wins over it."""
+    from rfm import reframe, tool
+
+    checks = _tiny(tmp_path)
+    env = {'CLUSTERBENCH_CACHE': str(tmp_path / 'cache'), 'CLUSTERBENCH_MIRROR': ''}
+    listed = subprocess.run(
+        [tool('reframe'), '-C', str(PROJECT / 'site_configs/local.py')]
+        + ['-c', str(checks), '-l', '-p', 'gnu-openmpi'],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__('os').environ, **env},
+    )
+    assert 'TinyCheck' in listed.stdout, listed.stdout + listed.stderr
+    assert 'TinyBuild' in listed.stdout and 'TinyRelease' in listed.stdout
+
+    rc, out, report = reframe(
+        tmp_path / 'release', '-p', 'gnu-openmpi', checks=str(checks), env=env
+    )
+    assert rc == 0, out
+    cases = report['runs'][0]['testcases']
+    (tiny,) = [c for c in cases if c['name'].startswith('TinyCheck')]
+    assert tiny['result'] == 'pass', tiny
+    assert tiny['build_provider'].startswith(f'release file://{tmp_path}'), tiny
+
+    prefix = tmp_path / 'installed' / 'bin'
+    prefix.mkdir(parents=True)
+    (prefix / 'tiny').write_text('#!/bin/sh\necho tiny ran\n')
+    (prefix / 'tiny').chmod(0o755)
+    rc, out, report = reframe(
+        tmp_path / 'prefix',
+        '-p',
+        'gnu-openmpi',
+        '-S',
+        f'tiny_prefix={prefix.parent}',
+        checks=str(checks),
+        env=env,
+    )
+    assert rc == 0, out
+    cases = report['runs'][0]['testcases']
+    (tiny,) = [c for c in cases if c['name'].startswith('TinyCheck')]
+    assert tiny['result'] == 'pass', tiny
+    assert tiny['build_provider'] == 'offline', tiny
+    (build,) = [c for c in cases if c['name'].startswith('TinyBuild')]
+    assert build['reason'] == f'tiny_prefix={prefix.parent} given', build

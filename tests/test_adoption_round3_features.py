@@ -21,6 +21,7 @@ import pytest
 from conftest import PROJECT
 
 from clusterbench.site import benchfind, sitefacts, siteinit
+from clusterbench.site.scheduler import slurm
 from clusterbench.testcluster import testing
 
 CLUSTERBENCH = os.path.join(os.path.dirname(sys.executable), 'clusterbench')
@@ -225,7 +226,7 @@ def test_what_the_nodes_and_modules_have_becomes_features_reframe_reads(tmp_path
     modules = benchfind.in_modules(['osu-micro-benchmarks/7.4-openmpi', 'npb/3.4.3'])
     notes = benchfind.enable({'compute': on_node}, environs, modules)
     assert notes == []
-    part = sitefacts.Partition(
+    part = slurm.Partition(
         name='compute', nodes=['n1'], cpus=2, sockets=1, cores_per_socket=2,
         threads_per_core=1, mem_mb=1024, features=[], gres=None, default=True,
     )  # fmt: skip

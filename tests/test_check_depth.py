@@ -18,13 +18,13 @@ from reframe.core.pipeline import RegressionTest
 
 from clusterbench.checks.plugins.judged import JudgedCheck
 
-#: The most project classes in a registered check's MRO (OSU and IMB: the
-#: leaf, its suite's base and mixin, the release variables, the Spack build
-#: (4 classes), the communication base, the recorded skip, the declared
-#: ceilings and the judged check with its three plugins; HPCC's scaling test
-#: as many). 17 before the judged-check base, 16 before one plugin took the
-#: node's and the link's declared ceilings.
-MAX_PROJECT_CLASSES = 15
+#: The most project classes in a registered check's MRO (HPCC's and NPB's
+#: scaling tests: the leaf, the scaling base and plugin, the benchmark base,
+#: its own plugins and the judged check with its three plugins). 15 before
+#: provisioning became data (checks/provisioning.py reads a check's Source:
+#: OSU and IMB went from 15 to 12) and a judged check recorded its skips
+#: itself; the goal of issue 42 is 8.
+MAX_PROJECT_CLASSES = 14
 #: ReFrame's stages in the order it runs them.
 STAGES = ('init', 'setup', 'compile', 'compile_wait', 'run', 'run_wait')
 STAGES += ('sanity', 'performance', 'cleanup')

@@ -3,6 +3,7 @@ the probe of the sessions a reference was made from."""
 
 import sys
 
+from clusterbench.core.disturbance import Disturbance, Disturbed, Kind
 from clusterbench.noisyhost import hostprobe
 from clusterbench.references.update import Samples, host_probe_of
 
@@ -48,12 +49,17 @@ def test_drift_names_the_judged_figures_worse_than_the_limit():
     reference = {'dgemm_gflops': 50.0, 'gather_mups': 110.0, 'copy_gbs': 30.0}
     same = {'dgemm_gflops': 48.0, 'gather_mups': 103.0, 'copy_gbs': 15.0}
     # The copy bandwidth halved: recorded, never judged (its own noise).
-    assert hostprobe.drift(same, reference, 0.10) == ''
+    assert hostprobe.drift(same, reference, 0.10) == ()
     slow = {'dgemm_gflops': 44.0, 'gather_mups': 88.0, 'copy_gbs': 30.0}
-    assert hostprobe.drift(slow, reference, 0.10) == 'dgemm -12 %, gather -20 %'
+    found = hostprobe.drift(slow, reference, 0.10)
+    assert found == (
+        Disturbance(Kind.HOST_PROBE, 44.0 / 50.0, 0.10, figure='dgemm'),
+        Disturbance(Kind.HOST_PROBE, 88.0 / 110.0, 0.10, figure='gather'),
+    )
+    assert Disturbed(found) == 'host probe dgemm -12 %, gather -20 %'
     # Faster is never a drift; no reference, no verdict.
-    assert hostprobe.drift({'dgemm_gflops': 90.0}, reference, 0.10) == ''
-    assert hostprobe.drift(slow, {}, 0.10) == ''
+    assert hostprobe.drift({'dgemm_gflops': 90.0}, reference, 0.10) == ()
+    assert hostprobe.drift(slow, {}, 0.10) == ()
 
 
 def test_the_reference_probe_is_the_median_of_session_medians():

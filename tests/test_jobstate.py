@@ -1,6 +1,6 @@
 """Which nodes srun names as lost in a job's stderr (JobStateCheck)."""
 
-from clusterbench.checks.plugins.jobstate import lost_nodes
+from clusterbench.site.scheduler.slurm import lost_nodes
 
 # rfm_job.err of a FabricCheck job on the box cluster whose node n2 was
 # killed while srun launched the step (CI of 2026-11-24): the job ended

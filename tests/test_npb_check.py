@@ -25,6 +25,7 @@ from test_npb_makedef import copy_tree
 
 from clusterbench.bench import npb_makedef
 from clusterbench.checks import npb as checks_npb
+from clusterbench.checks import npbinstalled
 from clusterbench.machine import hwinfo
 from clusterbench.parsers import npb
 from clusterbench.references import lookup as reflookup
@@ -479,13 +480,13 @@ def test_spack_spec_is_the_environments_own_npb(tmp_path):
     env = tmp_path / 'env'
     env.mkdir()
     (env / 'spack.yaml').write_text('spack:\n  specs: [hpl]\n')
-    assert checks_npb.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
+    assert npbinstalled.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
         'npb implementation=mpi names=cg classes=C'
     )
     (env / 'spack.yaml').write_text(
         'spack:\n  specs: [hpl, npb@3.4.1 implementation=mpi]\n'
     )
-    assert checks_npb.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
+    assert npbinstalled.spack_npb_spec(str(env), benchmark='cg', npb_class='C') == (
         'npb@3.4.1 implementation=mpi'
     )
 

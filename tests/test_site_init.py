@@ -16,6 +16,7 @@ from conftest import PROJECT
 
 from clusterbench.machine import softfacts
 from clusterbench.site import sitefacts, siteinit, spackenv, spackskeleton
+from clusterbench.site.scheduler import slurm
 from clusterbench.site.sitefacts import Todo
 from clusterbench.testcluster import testing
 
@@ -52,7 +53,7 @@ def test_scontrol_records_are_split_on_keys():
         'AvailableFeatures=ib,bigmem ActiveFeatures=ib,bigmem Gres=gpu:a100:4 '
         'RealMemory=515000 Sockets=2 ThreadsPerCore=1 Reason=being fixed [root@x]'
     )
-    (rec,) = sitefacts.parse_records(line + '\n\n')
+    (rec,) = slurm.parse_records(line + '\n\n')
     assert rec['NodeName'] == 'n1'
     assert rec['AvailableFeatures'] == 'ib,bigmem'
     assert rec['Gres'] == 'gpu:a100:4'
@@ -70,18 +71,18 @@ def test_a_command_failure_is_its_last_line_without_colours():
 
 def test_nodes_that_differ_are_a_todo_not_a_guess():
     nodes = [{'CPUTot': '64'}, {'CPUTot': '64'}, {'CPUTot': '128'}]
-    todo = sitefacts._common(nodes, 'CPUTot', 'CPUs')
+    todo = slurm._common(nodes, 'CPUTot', 'CPUs')
     assert todo == Todo(
         'nodes differ in CPUs (128 on 1 node(s), 64 on 2 node(s)): split the partition'
     )
-    assert sitefacts._common(nodes[:2], 'CPUTot', 'CPUs') == '64'
+    assert slurm._common(nodes[:2], 'CPUTot', 'CPUs') == '64'
 
 
 def test_mpi_plugin_per_flavour():
-    assert sitefacts.plugin_for('openmpi', ['none', 'pmi2', 'pmix']) == 'pmix'
-    assert sitefacts.plugin_for('mpich', ['none', 'pmi2', 'pmix']) == 'pmi2'
-    assert sitefacts.plugin_for('openmpi', ['none', 'pmi2']) == 'pmi2'
-    todo = sitefacts.plugin_for('mvapich', ['none'])
+    assert slurm.plugin_for('openmpi', ['none', 'pmi2', 'pmix']) == 'pmix'
+    assert slurm.plugin_for('mpich', ['none', 'pmi2', 'pmix']) == 'pmi2'
+    assert slurm.plugin_for('openmpi', ['none', 'pmi2']) == 'pmi2'
+    todo = slurm.plugin_for('mvapich', ['none'])
     assert isinstance(todo, Todo) and 'no Slurm MPI plugin for mvapich' in todo.reason
 
 
@@ -168,7 +169,7 @@ def test_openblas_external_from_what_the_library_says(facts, spec):
 
 def test_generated_config_with_todos_loads_in_reframe(tmp_path):
     parts = [
-        sitefacts.Partition(
+        slurm.Partition(
             name='big',
             nodes=['b1', 'b2'],
             cpus=Todo('nodes differ in CPUs (64 on 1, 128 on 1): split the partition'),

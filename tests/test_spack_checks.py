@@ -300,13 +300,14 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import sanity_function
 
-from clusterbench.checks.plugins.spack import SpackBuilt
+from clusterbench.bench.source import Source
+from clusterbench.checks.provisioning import Provisioned
 
 
 @rfm.simple_test
-class FallbackCheck(SpackBuilt, rfm.RegressionTest):
+class FallbackCheck(Provisioned, rfm.RegressionTest):
     valid_systems = ['*']
-    spack_package = 'stream'
+    source = Source('stream', 'STREAM', spack='stream')
     spack_executable = 'stream_c.exe'
     offline_provider = 'a shell one-liner'
 

@@ -3,14 +3,17 @@ once (clusterbench/site/contract.py), and a config that names another key,
 or gives one a value of the wrong type, is one line naming the file, the
 partition and the key, for `clusterbench run` and for plain ReFrame alike."""
 
+import dataclasses
 import os
 import re
 import runpy
+import sys
 
 import pytest
 from conftest import PROJECT
 from rfm import captured, clusterbench, tool
 
+from clusterbench.core.errors import ClusterbenchError
 from clusterbench.site import contract
 
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
@@ -136,9 +139,7 @@ def keys_read_in_code():
 def test_every_extras_key_read_in_code_is_declared():
     found = keys_read_in_code()
     # The grep sees what it must (else it would pass on nothing).
-    assert {'exclusive', 'mem_per_node', 'link_peak_mbs', 'mpi', 'blas_libs'} <= set(
-        found
-    )
+    assert {'conditions', 'link_peak_mbs', 'pcie', 'mpi', 'blas_libs'} <= set(found)
     declared = {*contract.PARTITION, *contract.ENVIRONMENT}
     undeclared = {k: where for k, where in found.items() if k not in declared}
     assert not undeclared, f'read, not in clusterbench/site/contract.py: {undeclared}'
@@ -156,14 +157,13 @@ def test_runs_here_is_the_one_local_test():
     (part,) = config['systems'][0]['partitions']
     assert contract.runs_here(part)
     assert not contract.runs_here({**part, 'scheduler': 'slurm'})
-    # No other place compares a scheduler's name with 'local' (but the
-    # machine layer, below the site contract).
+    # No other place compares a scheduler's name with 'local'.
     found = []
     for root, _, files in os.walk(os.path.join(PROJECT, 'clusterbench')):
         for name in files:
             path = os.path.join(root, name)
             rel = os.path.relpath(path, PROJECT)
-            if not name.endswith('.py') or rel.startswith('clusterbench/machine/'):
+            if not name.endswith('.py'):
                 continue
             with open(path, encoding='utf-8') as f:
                 for n, line in enumerate(f, 1):
@@ -171,4 +171,79 @@ def test_runs_here_is_the_one_local_test():
                         'clusterbench/site/contract.py'
                     ):
                         found.append(f'{rel}:{n}')
+    assert not found, found
+
+
+def test_partition_spec_types_every_key_with_its_default():
+    config = runpy.run_path(LOCAL)['site_configuration']
+    (part,) = config['systems'][0]['partitions']
+    spec = contract.PartitionSpec.of(part, LOCAL)
+    # Each declared partition key is a typed field of the spec.
+    fields = {f.name for f in dataclasses.fields(contract.PartitionSpec)}
+    assert set(contract.PARTITION) <= fields
+    assert spec.runs_here and spec.scheduler == 'local'
+    assert (spec.exclusive, spec.omp_proc_bind, spec.omp_places) == (
+        True,
+        'spread',
+        'cores',
+    )
+    assert spec.num_nodes is None and spec.acceptance == {}
+    bad = {**part, 'extras': {**part['extras'], 'exclusive': False, 'num_nodes': 3}}
+    spec = contract.PartitionSpec.of({**bad, 'scheduler': 'slurm'}, LOCAL)
+    assert (spec.exclusive, spec.num_nodes, spec.runs_here) == (False, 3, False)
+    with pytest.raises(ClusterbenchError) as err:
+        contract.PartitionSpec.of({**part, 'extras': {'exclusiv': False}}, 'x.py')
+    assert str(err.value) == f'x.py: {CASES[0][1]}'
+
+
+#: Builds the spec of the real partition ReFrame makes of local.py.
+OF_REFRAME = """\
+import sys
+from reframe.core import config, runtime
+from clusterbench.site import contract
+site = config.load_config(sys.argv[1])
+site.select_subconfig('local')
+runtime.init_runtime(site)
+(part,) = runtime.runtime().system.partitions
+spec = contract.PartitionSpec.of(part)
+print(spec.name, spec.scheduler, spec.runs_here, spec.exclusive, spec.cpu_kind)
+print(contract.PartitionSpec.of(part) is spec)
+"""
+
+
+def test_partition_spec_of_a_reframe_partition_is_built_once(tmp_path):
+    result = captured(
+        [sys.executable, '-c', OF_REFRAME, LOCAL],
+        timeout=600,
+        env={'RFM_SQLITE_DB_FILE': str(tmp_path / 'results.db')},
+    )
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()[-2:]
+    name, scheduler, here, exclusive, kind = first.split()
+    assert (name, scheduler, here, exclusive) == (
+        'local:default',
+        'local',
+        'True',
+        'True',
+    )
+    assert kind and second == 'True'
+
+
+def test_no_partition_extras_read_outside_the_contract():
+    # Code reads a partition's keys from its PartitionSpec, not its extras.
+    pattern = re.compile(
+        r"(?:partition|part)\.extras\.get\(|\bpart(?:ition)?\.get\('extras'"
+    )
+    found = []
+    for top in ('clusterbench', 'site_configs'):
+        for root, _, files in os.walk(os.path.join(PROJECT, top)):
+            for name in files:
+                path = os.path.join(root, name)
+                rel = os.path.relpath(path, PROJECT)
+                if not name.endswith('.py') or rel == 'clusterbench/site/contract.py':
+                    continue
+                with open(path, encoding='utf-8') as f:
+                    for n, line in enumerate(f, 1):
+                        if pattern.search(line):
+                            found.append(f'{rel}:{n}')
     assert not found, found

@@ -497,13 +497,3 @@ def single_top(tree):
     if len(entries) == 1 and os.path.isdir(os.path.join(tree, entries[0])):
         return os.path.join(tree, entries[0])
     return tree
-
-
-_SAID = set()
-
-
-def say_once(message):
-    """Print *message* once per process (a check says why it is not run)."""
-    if message not in _SAID:
-        _SAID.add(message)
-        print(message, flush=True)

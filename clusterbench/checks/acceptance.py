@@ -29,7 +29,6 @@ from clusterbench.checks.hpcc import HPCCBase
 from clusterbench.checks.npb import NPBBase
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import partition_nodes
 from clusterbench.checks.shell import quote
 
@@ -138,7 +137,7 @@ def _session_partitions():
         return None
 
 
-class ScalingPlugin(RecordedSkip):
+class ScalingPlugin(rfm.RegressionTestPlugin):
     """The node count as a parameter, up to the system's largest partition;
     a count a partition cannot hold is not run there (if no partition can,
     as a count given with -P, it is skipped with the reason).

@@ -16,27 +16,22 @@
 - Efficiency: where the partition declares its link's peak (see
   :mod:`clusterbench.machine.linkpeak`), inter-node runs report measured peak ÷
   theoretical peak; otherwise ``efficiency_note`` says why there is none.
-- Installed suites (IMB, OSU): found under a prefix given with
-  ``-S <suite>_prefix=DIR`` or ``CLUSTERBENCH_<SUITE>_PREFIX``, or on the PATH
-  of an environment with the suite's feature (a Spack view or module);
-  otherwise the check is skipped with one line saying how to provide it.
+- Installed suites (IMB, OSU): where their programs come from is their
+  ``Source`` (:mod:`clusterbench.checks.provisioning`).
 """
 
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 
 import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 from reframe.core.exceptions import ReframeError
 
-from clusterbench.bench import curves, sources
+from clusterbench.bench import curves
 from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.judged import JudgedCheck
-from clusterbench.checks.plugins.launchdir import from_launch_dir
-from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import node_cores, partition_nodes
 from clusterbench.parsers import declarations
 from clusterbench.site import stacknames
@@ -121,15 +116,14 @@ def mpi_family(mpi):
 
 
 class CommBase(
-    RecordedSkip,
     DeclaredCeilings,
     JudgedCheck,
     rfm.RegressionTest,
 ):
     """Base of the communication checks (not registered).
 
-    A full test (build, then run) because some suites are built by Spack
-    (:class:`Suite`); one that has nothing to build gets an empty
+    A full test (build, then run) because some suites are built by Spack or
+    from their release; one that has nothing to build gets an empty
     build, which runs locally and does nothing.
     """
 
@@ -254,70 +248,3 @@ class CommBase(
         parts.append(self.efficiency_note or f'link {self.link_peak.get("how")}')
         self.logger.info(f'{self.display_name}: ' + '; '.join(parts))
         return figures
-
-
-#: What provides an installed suite offline (``offline_provider`` of its check).
-INSTALLED = 'an installed prefix or an environment providing it'
-
-
-@dataclass(frozen=True)
-class Suite:
-    """An MPI suite a check runs from Spack (``-S build_mode=spack``), an
-    installed prefix, an environment or its release: *name* (``osu``:
-    variable ``osu_prefix``, environment variable ``CLUSTERBENCH_OSU_PREFIX``,
-    feature ``osu``, release build fixture ``osu_build``), its *title* and
-    the *subdirs* of a prefix its binaries may be in."""
-
-    name: str
-    title: str
-    subdirs: tuple = ()
-
-
-def installed(check, suite, name):
-    """The path (or, from an environment's PATH, the name) of *suite*'s binary
-    *name* for *check*; the check is skipped with one line saying how to
-    provide the suite where nothing does."""
-    prefix = _suite_prefix(check, suite)
-    env = check.current_environ
-    if not prefix:
-        if suite.name in env.features:
-            return name
-        build = getattr(check, f'{suite.name}_build', None)
-        ways = f'use an environment with feature {suite.name!r}'
-        if build is not None:
-            hint = sources.mirror_hint(getattr(build, f'{suite.name}_url'))
-            ways = f'{ways}, or {hint}; its release: {build.reason}'
-        else:
-            ways = f'or {ways}'
-        check.skip(
-            f'{suite.title} not installed: give its prefix with '
-            f'-S {suite.name}_prefix=DIR (or CLUSTERBENCH_{suite.name.upper()}'
-            f'_PREFIX=DIR), {ways}'
-        )
-    path = find_executable(name, prefix, suite.subdirs)
-    if path is None:
-        check.skip(
-            f'{name} not found under {suite.name}_prefix={prefix} '
-            f'(looked in ., bin, libexec/...)'
-        )
-    linked = linked_mpi(path)
-    wanted = mpi_family(env.extras.get('mpi'))
-    if linked and wanted and linked != wanted:
-        check.skip(
-            f'{path} is linked with {linked}, environment {env.name} '
-            f'provides {env.extras.get("mpi")}'
-        )
-    return path
-
-
-def _suite_prefix(check, suite):
-    explicit = getattr(check, f'{suite.name}_prefix') or os.environ.get(
-        f'CLUSTERBENCH_{suite.name.upper()}_PREFIX', ''
-    )
-    # The suite's build fixture (built from its release), if it has one.
-    build = getattr(check, f'{suite.name}_build', None)
-    if not explicit and build is not None and build.built:
-        check.build_provider = build.build_provider
-        return build.stagedir
-    # The executable is run from the stage: relative to the launch dir.
-    return from_launch_dir(explicit)

@@ -21,11 +21,11 @@ from reframe.core.builtins import run_after, variable
 from clusterbench.acceptance import outputs
 from clusterbench.checks.ownbuild import OwnProgramBuild
 from clusterbench.checks.plugins.judged import JudgedCheck
-from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import partition_nodes
 from clusterbench.checks.shell import quote, quote_all
 from clusterbench.judging import stats
 from clusterbench.parsers import declarations
+from clusterbench.site.contract import PartitionSpec
 
 #: The keys of a partition's ``extras.acceptance`` that specify its links.
 LINK_SPEC = (
@@ -64,7 +64,7 @@ class AcceptanceSpec(rfm.RegressionTestPlugin):
 
     @run_after('setup')
     def _record_acceptance_spec(self):
-        self.acceptance_spec = dict(self.current_partition.extras.get('acceptance', {}))
+        self.acceptance_spec = dict(PartitionSpec.of(self.current_partition).acceptance)
 
 
 def _values(result, key, directed=True):
@@ -105,7 +105,6 @@ FIGURES = declarations.FABRIC
 
 
 class FabricBase(
-    RecordedSkip,
     AcceptanceSpec,
     JudgedCheck,
     rfm.RunOnlyRegressionTest,
@@ -159,7 +158,7 @@ class FabricBase(
         self.num_cpus_per_task = 1
         self.executable = quote(self.fabric_build.fabric_path)
         self.executable_opts = quote_all(self.fabric_options)
-        spec = self.current_partition.extras.get('acceptance', {})
+        spec = PartitionSpec.of(self.current_partition).acceptance
         self.link_spec = {k: float(spec[k]) for k in LINK_SPEC if k in spec}
         if not self.reference:
             self._reference_from_spec()

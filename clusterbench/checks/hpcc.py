@@ -11,7 +11,6 @@ from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.instrumented import Instrumented
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
 from clusterbench.parsers import declarations, hpcc
@@ -38,7 +37,6 @@ def hpccinf(problem):
 
 
 class HPCCBase(
-    RecordedSkip,
     HPLProblem,
     Instrumented,
     JudgedCheck,

@@ -12,9 +12,11 @@ from reframe.core.builtins import (
 )
 from reframe.core.exceptions import ReframeError, SanityError
 
+from clusterbench.bench.source import Source
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS
+from clusterbench.checks.provisioning import Provisioned
 from clusterbench.checks.resources import node_cores
 from clusterbench.parsers import hpcg
 
@@ -32,7 +34,7 @@ def hpcg_dat(local_size, seconds):
     )
 
 
-class HPCGBase(SpackBuilt, JudgedCheck, rfm.RegressionTest):
+class HPCGBase(Provisioned, JudgedCheck, rfm.RegressionTest):
     """HPCG on all cores of ``num_nodes`` nodes, one rank per core, built by Spack.
 
     Each rank gets a ``local_size``^3 grid (a multiple of 8, at least 16)
@@ -44,7 +46,7 @@ class HPCGBase(SpackBuilt, JudgedCheck, rfm.RegressionTest):
 
     descr = 'HPCG built by Spack from the partition environment'
     valid_systems = ['*']
-    spack_package = 'hpcg'
+    source = Source('hpcg', 'HPCG', spack='hpcg')
     spack_executable = 'xhpcg'
     reference_file = 'hpcg.yaml'
     reference_index = [*BASE_INDEX, 'mpi', 'compiler', 'local_size']

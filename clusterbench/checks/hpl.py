@@ -27,12 +27,14 @@ from reframe.core.exceptions import ReframeError
 from reframe.utility.cpuinfo import cpuinfo
 
 from clusterbench.bench import hpl_makearch, hpl_sizing, sources
+from clusterbench.bench.source import Source
 from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.spack import BLAS_PROVIDERS, MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.release import SourceRelease, mirror_hint, release_problem
+from clusterbench.checks.plugins.spack import BLAS_PROVIDERS, MPI_FLAVOURS
+from clusterbench.checks.provisioning import Provisioned, release_fixture, say_once
+from clusterbench.checks.release import mirror_hint, release_problem
 from clusterbench.checks.resources import node_cores
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import hpl
@@ -74,27 +76,14 @@ def hpl_dat(problem):
     return hpl_sizing.hpl_dat(problem, device=6)
 
 
-class HPLReleaseVariables(rfm.RegressionTestPlugin):
-    """HPL's release; ``hpl_source``, an unpacked HPL 2.x tree, wins over it."""
-
-    hpl_url = variable(str, value=sources.DEFAULTS['hpl'].url)
-    hpl_sha256 = variable(str, value=sources.DEFAULTS['hpl'].sha256)
-    hpl_source = variable(str, value='')
-
-
-class HPLRelease(HPLReleaseVariables, SourceRelease):
-    release = 'hpl'
-
-    def provided_otherwise(self):
-        if self.hpl_source:
-            return f'hpl_source={self.hpl_source} given'
-        return super().provided_otherwise()
+#: HPL: its release or an unpacked tree (``hpl_source``, which wins), built
+#: by the check; or Spack.
+HPL = Source('hpl', 'HPL', release=sources.DEFAULTS['hpl'], tree=True, spack='hpl')
 
 
 class HPLBase(
-    HPLReleaseVariables,
     HPLProblem,
-    SpackBuilt,
+    Provisioned,
     DeclaredCeilings,
     JudgedCheck,
     rfm.RegressionTest,
@@ -114,7 +103,11 @@ class HPLBase(
 
     descr = 'HPL 2.3'
     valid_systems = ['*']
-    spack_package = 'hpl'
+    source = HPL
+    hpl_url = variable(str, value=HPL.release.url)
+    hpl_sha256 = variable(str, value=HPL.release.sha256)
+    #: An unpacked HPL 2.x tree: wins over the release.
+    hpl_source = variable(str, value='')
     spack_executable = 'xhpl'
     offline_provider = 'HPL from its release (hpl_url) or a tree (hpl_source)'
     reference_file = 'hpl.yaml'
@@ -122,7 +115,7 @@ class HPLBase(
     mpi = parameter(MPI_FLAVOURS)
     blas = parameter(HPL_BLAS)
     num_nodes = variable(int, value=1)
-    hpl_release = fixture(HPLRelease, scope='session')
+    hpl_release = fixture(release_fixture(HPL), scope='session')
     #: Larger than HPCC's default: HPL's efficiency grows with N, and the
     #: standalone check is the one a site reads as its HPL figure. On a 2-core,
     #: 24 GiB node N is ~28,400 (~150 s), HPL ~92 % of the DGEMM rate; at
@@ -147,7 +140,7 @@ class HPLBase(
         if reason:
             self.valid_systems = []
             hint = mirror_hint(self, 'hpl')
-            sources.say_once(
+            say_once(
                 f'HPL from HPCC only (HPLCheck not run): {reason}; to build it, {hint}'
             )
 

@@ -26,10 +26,8 @@ declares its link's peak also get ``pingpong_link_efficiency`` and
 
 import shlex
 
-import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (
-    fixture,
     parameter,
     run_after,
     variable,
@@ -37,18 +35,11 @@ from reframe.core.builtins import (
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves, sources
-from clusterbench.checks.comm import (
-    INSTALLED,
-    PLACEMENTS,
-    CommBase,
-    Suite,
-    installed,
-)
+from clusterbench.bench.source import Source
+from clusterbench.checks.comm import PLACEMENTS, CommBase
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.release import SourceRelease
-from clusterbench.checks.shell import quote
-from clusterbench.checks.suitebuild import PrefixWins, SuiteBuild
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS
+from clusterbench.checks.provisioning import Provisioned, build_fixture
 from clusterbench.parsers import imb
 
 EXECUTABLE = 'IMB-MPI1'
@@ -83,49 +74,39 @@ def figures_of(found):
     return figures
 
 
-class IMBVariables(rfm.RegressionTestPlugin):
-    """Where IMB comes from: its release (URL, sha256) or an installed prefix."""
-
-    imb_url = variable(str, value=sources.DEFAULTS['imb'].url)
-    imb_sha256 = variable(str, value=sources.DEFAULTS['imb'].sha256)
-    #: Install prefix (also CLUSTERBENCH_IMB_PREFIX): wins over the release.
-    imb_prefix = variable(str, value='')
-
-
-class IMBRelease(PrefixWins, IMBVariables, SourceRelease):
-    release = 'imb'
-
-
-class IMBBuild(IMBVariables, SuiteBuild):
-    suite = 'imb'
-    imb_release = fixture(IMBRelease, scope='session')
-
-    def build_commands(self, cc, cxx):
-        # IMB uses MPI's C API only; the C++ bindings' headers trip IMB's
-        # -Werror with recent GCC, so leave them out.
-        skip_cxx = shlex.quote('-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX')
-        return [f'make IMB-MPI1 CC={cc} CXX={cxx} CPPFLAGS={skip_cxx}']
+#: Where IMB comes from (clusterbench/bench/source.py says in which order).
+IMB = Source(
+    'imb',
+    'Intel MPI Benchmarks (IMB-MPI1)',
+    release=sources.DEFAULTS['imb'],
+    prefix=True,
+    feature='imb',
+    spack='intel-mpi-benchmarks',
+    subdirs=('src_cpp',),
+    # IMB uses MPI's C API only; the C++ bindings' headers trip IMB's
+    # -Werror with recent GCC, so leave them out.
+    build=(
+        f'make {EXECUTABLE} CC={{cc}} CXX={{cxx}} '
+        f'CPPFLAGS={shlex.quote("-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX")}',
+    ),
+    label='IMB',
+)
 
 
-class IMBMixin(IMBVariables, SpackBuilt):
+class IMBMixin(Provisioned):
     """Where IMB-MPI1 is and how it is run."""
 
-    suite = Suite('imb', 'Intel MPI Benchmarks (IMB-MPI1)', ('src_cpp',))
-    offline_provider = INSTALLED
+    source = IMB
+    #: Built from the release when nothing else provides the suite.
+    imb_build = build_fixture(IMB)
     #: The MPI flavour (a partition's environments offer some of them).
     mpi = parameter(MPI_FLAVOURS)
     output_program = EXECUTABLE
     output_parser = imb
-    spack_package = 'intel-mpi-benchmarks'
     spack_executable = EXECUTABLE
-    #: Built from the release when nothing else provides the suite.
-    imb_build = fixture(IMBBuild, scope='environment')
     imb_min_log2 = variable(int, value=0)
     #: Fixed repetitions per size (-iter); 0: IMB's own choice.
     imb_iterations = variable(int, value=0)
-
-    def offline_build(self):
-        self.executable = quote(installed(self, self.suite, self.spack_executable))
 
     def imb_configure(self, benchmarks, max_log2, known):
         unknown = [b for b in benchmarks if b not in known]

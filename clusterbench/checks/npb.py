@@ -28,15 +28,13 @@ The MPI flavour and compiler are test parameters (``mpi``, ``compiler``): a
 test runs in the programming environments that declare that stack.
 
 Without any of them, and with no release to be had, every test is skipped
-with one line that says so. A
-process count NPB would refuse, or a run that cannot fit the partition's
-memory, is skipped with the reason (see :mod:`clusterbench.bench.npb_rules`).
+with one line that says so. A process count NPB would refuse, or a run too
+big for the partition's memory, is skipped with why (bench/npb_rules.py).
 """
 
 import glob
 import math
 import os
-import re
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -52,12 +50,16 @@ from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import npb_makedef, npb_rules, sources
 from clusterbench.checks.npbinstalled import (
+    add_and_install,
     binary_in_module,
     environment_module,
     installed_binary,
+    lock_has_npb,
     mpi_mismatch,
     provider,
+    release_tree,
     resolve_on_path,
+    time_limit,
 )
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.launchdir import LaunchDirPaths
@@ -75,7 +77,6 @@ from clusterbench.checks.release import SourceRelease
 from clusterbench.checks.resources import node_cores, node_memory_bytes
 from clusterbench.checks.shell import (
     module_name,
-    plain_path,
     prepend_path,
     quote,
     quote_all,
@@ -83,7 +84,6 @@ from clusterbench.checks.shell import (
 )
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import npb
-from clusterbench.site import spackenv
 
 MAKEDEF_FILE = 'make.def.clusterbench'
 
@@ -95,39 +95,6 @@ NOT_PROVIDED = (
     '-S npb_module=<module>',
     'build it with -S build_mode=spack (spack on PATH) from {spack_env}',
 )
-
-
-def default_spack_spec(benchmark, npb_class):
-    """The npb spec that builds one benchmark and class."""
-    return f'npb implementation=mpi names={benchmark} classes={npb_class}'
-
-
-def spack_npb_spec(env_dir, mpi=None, compiler=None, benchmark='', npb_class=''):
-    """The spec of npb to build in the Spack environment *env_dir*.
-
-    The environment's own npb root when it has one (from its ``spack.lock``
-    when concretized, so that ``spack add`` is a no-op and the lock decides),
-    else :func:`default_spack_spec`.
-    """
-    if os.path.isfile(os.path.join(env_dir, spackenv.LOCKFILE)):
-        lock = spackenv.load_lock(env_dir)
-        if any(lock.node(r['hash'])['name'] == 'npb' for r in lock.roots):
-            return spackenv.find_root(lock, 'npb', mpi=mpi, compiler=compiler)[0]
-    for spec in spackenv.load(env_dir).specs:
-        if re.match(r'npb(?:[@\s]|$)', spec):
-            return spec
-    return default_spack_spec(benchmark, npb_class)
-
-
-def release_tree(tree):
-    """The MPI tree of an unpacked NPB release (``NPB3.4.3/NPB3.4-MPI``)."""
-    top = os.path.join(tree, '*', 'NPB3.*-MPI')
-    found = sorted(glob.glob(top)) or sorted(
-        glob.glob(os.path.join(tree, 'NPB3.*-MPI'))
-    )
-    if not found:
-        raise ReframeError(f'{tree}: the NPB release has no NPB3.x-MPI directory')
-    return found[-1]
 
 
 class NPBReleaseVariables(rfm.RegressionTestPlugin):
@@ -366,57 +333,13 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
                 and f'npb_spack_env={self.npb_spack_env}: no spack.yaml there'
                 or self._npb_not_provided()
             )
-        if os.path.commonpath([env_dir, root]) == root and self._lock_has_npb(env_dir):
+        if os.path.commonpath([env_dir, root]) == root and lock_has_npb(env_dir):
             # One of the project's environments: the lock decides, as for
             # every Spack-built check; its npb root has every benchmark and class.
             rel = self.spack_build(spack)
         else:
-            rel = self._add_and_install(env_dir, spack)
+            rel = add_and_install(self, env_dir, spack)
         self.spack_env_dir = os.path.normpath(os.path.join(self.stagedir, rel))
-
-    @staticmethod
-    def _lock_has_npb(env_dir):
-        if not os.path.isfile(os.path.join(env_dir, spackenv.LOCKFILE)):
-            return False
-        try:
-            lock = spackenv.load_lock(env_dir)
-        except spackenv.SpackEnvError as err:
-            raise ReframeError(str(err)) from None
-        return any(lock.node(r['hash'])['name'] == 'npb' for r in lock.roots)
-
-    def _add_and_install(self, env_dir, spack):
-        """An environment without a concretized npb: add it and install."""
-        try:
-            self.spack_spec = spack_npb_spec(
-                env_dir,
-                benchmark=self.benchmark,
-                npb_class=self.npb_class,
-                **self.spack_stack(),
-            )
-        except spackenv.SpackEnvError as err:
-            raise ReframeError(str(err)) from None
-        root = self.spack_envs_dir()
-        # Includes are relative: stage the whole tree when the environment is
-        # one of the project's.
-        if os.path.commonpath([env_dir, root]) == root:
-            self.sourcesdir, rel = root, os.path.relpath(env_dir, root)
-        else:
-            self.sourcesdir, rel = env_dir, '.'
-        if self.spack_spec == default_spack_spec(self.benchmark, self.npb_class):
-            self.class_built = self.npb_class
-        self.build_system = 'Spack'
-        self.build_system.environment = plain_path(rel, 'npb_spack_env')
-        self.build_system.specs = [words(self.spack_spec)]
-        self.build_system.emit_load_cmds = False
-        self.build_system.install_opts = quote_all(self.spack_install_opts)
-        self.keep_files = [
-            os.path.normpath(os.path.join(rel, spackenv.LOCKFILE)),
-            os.path.normpath(os.path.join(rel, spackenv.MANIFEST)),
-        ]
-        self.spack_env = env_dir
-        if os.environ.get('CLUSTERBENCH_SPACK'):
-            self.env_vars['PATH'] = prepend_path(os.path.dirname(spack))
-        return rel
 
     @run_before('compile')
     def _write_makedef(self):
@@ -482,12 +405,6 @@ class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
         )
         where = f'Spack environment {self.spack_env_dir}'
         return [*pre, *resolve_on_path(names, where)], '"$npb_exe"'
-
-
-def _time_limit(npb_class):
-    return {'S': '10m', 'W': '10m', 'A': '20m', 'B': '1h', 'C': '3h'}.get(
-        npb_class, '12h'
-    )
 
 
 class NPBBase(
@@ -573,7 +490,7 @@ class NPBBase(
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = '1'
         if self.time_limit is None:  # a user's -S time_limit=... is kept
-            self.time_limit = _time_limit(cls)
+            self.time_limit = time_limit(cls)
 
     def output_expected(self):
         return {

@@ -1,4 +1,5 @@
-"""NPB installed by the site: in a prefix (``-S npb_prefix``) or by a module.
+"""NPB installed by the site: in a prefix (``-S npb_prefix``) or by a module;
+the spec Spack builds, the MPI tree of a release, the job's time limit.
 
 A module is one per programming environment: the environment's
 ``extras['npb_module']`` in the site config (each MPI has its own NPB
@@ -8,12 +9,17 @@ line, as the installed OSU and IMB suites are: run with the wrong
 ``mpirun`` they would fail (or run N one-rank jobs), not measure.
 """
 
+import glob
 import os
+import re
+
+from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import npb_makedef
 from clusterbench.checks.comm import linked_mpi, mpi_family
-from clusterbench.checks.shell import quote
+from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
 from clusterbench.machine.factreader import last_line_of
+from clusterbench.site import spackenv
 
 
 def provider(source='', prefix='', module='', build_mode='offline'):
@@ -85,3 +91,90 @@ def mpi_mismatch(path, environ):
             f'{environ.extras.get("mpi")}'
         )
     return ''
+
+
+def default_spack_spec(benchmark, npb_class):
+    """The npb spec that builds one benchmark and class."""
+    return f'npb implementation=mpi names={benchmark} classes={npb_class}'
+
+
+def spack_npb_spec(env_dir, mpi=None, compiler=None, benchmark='', npb_class=''):
+    """The spec of npb to build in the Spack environment *env_dir*.
+
+    The environment's own npb root when it has one (from its ``spack.lock``
+    when concretized, so that ``spack add`` is a no-op and the lock decides),
+    else :func:`default_spack_spec`.
+    """
+    if os.path.isfile(os.path.join(env_dir, spackenv.LOCKFILE)):
+        lock = spackenv.load_lock(env_dir)
+        if any(lock.node(r['hash'])['name'] == 'npb' for r in lock.roots):
+            return spackenv.find_root(lock, 'npb', mpi=mpi, compiler=compiler)[0]
+    for spec in spackenv.load(env_dir).specs:
+        if re.match(r'npb(?:[@\s]|$)', spec):
+            return spec
+    return default_spack_spec(benchmark, npb_class)
+
+
+def release_tree(tree):
+    """The MPI tree of an unpacked NPB release (``NPB3.4.3/NPB3.4-MPI``)."""
+    top = os.path.join(tree, '*', 'NPB3.*-MPI')
+    found = sorted(glob.glob(top)) or sorted(
+        glob.glob(os.path.join(tree, 'NPB3.*-MPI'))
+    )
+    if not found:
+        raise ReframeError(f'{tree}: the NPB release has no NPB3.x-MPI directory')
+    return found[-1]
+
+
+def time_limit(npb_class):
+    """The job's time limit for an NPB class."""
+    return {'S': '10m', 'W': '10m', 'A': '20m', 'B': '1h', 'C': '3h'}.get(
+        npb_class, '12h'
+    )
+
+
+def lock_has_npb(env_dir):
+    """Whether *env_dir*'s lock has an npb root."""
+    if not os.path.isfile(os.path.join(env_dir, spackenv.LOCKFILE)):
+        return False
+    try:
+        lock = spackenv.load_lock(env_dir)
+    except spackenv.SpackEnvError as err:
+        raise ReframeError(str(err)) from None
+    return any(lock.node(r['hash'])['name'] == 'npb' for r in lock.roots)
+
+
+def add_and_install(self, env_dir, spack):
+    """Build npb in *env_dir*, an environment without a concretized npb, for
+    the fixture *self*: add it and install; the staged path."""
+    try:
+        self.spack_spec = spack_npb_spec(
+            env_dir,
+            benchmark=self.benchmark,
+            npb_class=self.npb_class,
+            **self.spack_stack(),
+        )
+    except spackenv.SpackEnvError as err:
+        raise ReframeError(str(err)) from None
+    root = self.spack_envs_dir()
+    # Includes are relative: stage the whole tree when the environment is
+    # one of the project's.
+    if os.path.commonpath([env_dir, root]) == root:
+        self.sourcesdir, rel = root, os.path.relpath(env_dir, root)
+    else:
+        self.sourcesdir, rel = env_dir, '.'
+    if self.spack_spec == default_spack_spec(self.benchmark, self.npb_class):
+        self.class_built = self.npb_class
+    self.build_system = 'Spack'
+    self.build_system.environment = plain_path(rel, 'npb_spack_env')
+    self.build_system.specs = [words(self.spack_spec)]
+    self.build_system.emit_load_cmds = False
+    self.build_system.install_opts = quote_all(self.spack_install_opts)
+    self.keep_files = [
+        os.path.normpath(os.path.join(rel, spackenv.LOCKFILE)),
+        os.path.normpath(os.path.join(rel, spackenv.MANIFEST)),
+    ]
+    self.spack_env = env_dir
+    if os.environ.get('CLUSTERBENCH_SPACK'):
+        self.env_vars['PATH'] = prepend_path(os.path.dirname(spack))
+    return rel

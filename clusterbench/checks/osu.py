@@ -23,27 +23,18 @@ Inter-node runs on a partition that declares its link's peak also get
 (osu_bibw).
 """
 
-import reframe as rfm
 from reframe.core.builtins import (
-    fixture,
     parameter,
     run_after,
     variable,
 )
 
 from clusterbench.bench import curves, sources
-from clusterbench.checks.comm import (
-    INSTALLED,
-    PLACEMENTS,
-    CommBase,
-    Suite,
-    installed,
-)
+from clusterbench.bench.source import Source
+from clusterbench.checks.comm import PLACEMENTS, CommBase
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.spack import MPI_FLAVOURS, SpackBuilt
-from clusterbench.checks.release import SourceRelease
-from clusterbench.checks.shell import quote
-from clusterbench.checks.suitebuild import PrefixWins, SuiteBuild
+from clusterbench.checks.plugins.spack import MPI_FLAVOURS
+from clusterbench.checks.provisioning import Provisioned, build_fixture
 from clusterbench.parsers import osu
 
 _MPI = 'libexec/osu-micro-benchmarks/mpi'
@@ -83,35 +74,28 @@ def figures_of(benchmark, curve):
     return figures
 
 
-class OSUVariables(rfm.RegressionTestPlugin):
-    """Where OSU comes from: its release (URL, sha256) or an installed prefix."""
-
-    osu_url = variable(str, value=sources.DEFAULTS['osu'].url)
-    osu_sha256 = variable(str, value=sources.DEFAULTS['osu'].sha256)
-    #: Install prefix (also CLUSTERBENCH_OSU_PREFIX): wins over the release.
-    osu_prefix = variable(str, value='')
-
-
-class OSURelease(PrefixWins, OSUVariables, SourceRelease):
-    release = 'osu'
-
-
-class OSUBuild(OSUVariables, SuiteBuild):
-    suite = 'osu'
-    osu_release = fixture(OSURelease, scope='session')
-
-    def build_commands(self, cc, cxx):
-        return [f'./configure CC={cc} CXX={cxx}', 'make']
+#: Where OSU comes from (clusterbench/bench/source.py says in which order).
+OSU = Source(
+    'osu',
+    'OSU Micro-Benchmarks',
+    release=sources.DEFAULTS['osu'],
+    prefix=True,
+    feature='osu',
+    spack='osu-micro-benchmarks',
+    subdirs=SUBDIRS,
+    build=('./configure CC={cc} CXX={cxx}', 'make'),
+    label='OSU',
+)
 
 
-class OSUMixin(OSUVariables, SpackBuilt):
+class OSUMixin(Provisioned):
     """Where OSU is and how it is run."""
 
-    suite = Suite('osu', 'OSU Micro-Benchmarks', SUBDIRS)
-    offline_provider = INSTALLED
+    source = OSU
+    #: Built from the release when nothing else provides the suite.
+    osu_build = build_fixture(OSU)
     #: The MPI flavour (a partition's environments offer some of them).
     mpi = parameter(MPI_FLAVOURS)
-    spack_package = 'osu-micro-benchmarks'
     output_parser = osu
 
     @run_after('init')
@@ -119,15 +103,10 @@ class OSUMixin(OSUVariables, SpackBuilt):
         self.spack_executable = self.benchmark
         self.output_program = self.benchmark
 
-    #: Built from the release when nothing else provides the suite.
-    osu_build = fixture(OSUBuild, scope='environment')
     osu_min_size = variable(int, value=1)
     osu_iterations = variable(int, value=0)
     osu_warmup = variable(int, value=0)
     osu_validate = variable(bool, value=False)
-
-    def offline_build(self):
-        self.executable = quote(installed(self, self.suite, self.spack_executable))
 
     def osu_options(self, max_size):
         opts = ['-m', f'{self.osu_min_size}:{max_size}']

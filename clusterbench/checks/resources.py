@@ -24,7 +24,7 @@ def partition_nodes(partition):
     """Nodes of a partition: ``extras.num_nodes`` if declared; 1 for a local
     or ssh partition; None for a batch scheduler that declares none (several
     nodes: the scheduler decides)."""
-    declared = partition.extras.get('num_nodes')
+    declared = contract.PartitionSpec.of(partition).num_nodes
     if declared:
         return int(declared)
     if partition.scheduler.registered_name in ('local', 'ssh'):
@@ -37,7 +37,7 @@ def node_memory_bytes(partition):
 
     A local partition that declares none is this host, so its MemTotal serves.
     """
-    declared = partition.extras.get('mem_per_node')
+    declared = contract.PartitionSpec.of(partition).mem_per_node
     if declared:
         return int(declared)
     if contract.runs_here(partition):

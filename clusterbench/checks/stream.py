@@ -22,13 +22,15 @@ from reframe.core.builtins import (
 )
 
 from clusterbench.bench import sources
+from clusterbench.bench.source import Source
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.spack import SpackBuilt
-from clusterbench.checks.release import SourceRelease, mirror_hint, release_problem
+from clusterbench.checks.provisioning import Provisioned, release_fixture, say_once
+from clusterbench.checks.release import mirror_hint, release_problem
 from clusterbench.checks.resources import node_cores
 from clusterbench.machine import lastlevelcache
 from clusterbench.parsers import stream
+from clusterbench.site.contract import PartitionSpec
 
 #: stream.c's own default array size: the floor when the caches are small.
 MIN_ARRAY_SIZE = 10_000_000
@@ -62,23 +64,17 @@ def openmp_flag(environ):
     )
 
 
-class StreamReleaseVariables(rfm.RegressionTestPlugin):
-    """URL (file://, http://, https://) and sha256 of STREAM's release."""
+#: STREAM: stream.c from its release (built by the check), or Spack.
+STREAM = Source(
+    'stream',
+    'STREAM',
+    release=sources.DEFAULTS['stream'],
+    spack='stream',
+    label='Stream',
+)
 
-    stream_url = variable(str, value=sources.DEFAULTS['stream'].url)
-    stream_sha256 = variable(str, value=sources.DEFAULTS['stream'].sha256)
 
-
-class StreamRelease(StreamReleaseVariables, SourceRelease):
-    release = 'stream'
-
-
-class StreamBase(
-    StreamReleaseVariables,
-    SpackBuilt,
-    JudgedCheck,
-    rfm.RegressionTest,
-):
+class StreamBase(Provisioned, JudgedCheck, rfm.RegressionTest):
     """STREAM on one node, one OpenMP thread per core.
 
     Built from stream.c's release (or by Spack in a Spack session). The array
@@ -94,12 +90,15 @@ class StreamBase(
 
     descr = 'STREAM (stream.c) with OpenMP'
     valid_systems = ['*']
-    spack_package = 'stream'
+    source = STREAM
+    #: The release's URL (file://, http://, https://) and sha256.
+    stream_url = variable(str, value=STREAM.release.url)
+    stream_sha256 = variable(str, value=STREAM.release.sha256)
     spack_executable = 'stream_c.exe'
     offline_provider = 'stream.c from its release (stream_url)'
     reference_file = 'stream.yaml'
     reference_index = [*BASE_INDEX, 'compiler']
-    stream_release = fixture(StreamRelease, scope='session')
+    stream_release = fixture(release_fixture(STREAM), scope='session')
     #: OpenMP threads run (set at setup).
     threads = variable(int, value=0)
     #: OpenMP threads to run (0: the node's cores; 1 compares with HPCC's
@@ -125,7 +124,7 @@ class StreamBase(
         if reason:
             self.valid_systems = []
             hint = mirror_hint(self, 'stream')
-            sources.say_once(
+            say_once(
                 f'STREAM from HPCC only (StreamCheck not run): {reason}; '
                 f'to build it, {hint}'
             )
@@ -140,7 +139,13 @@ class StreamBase(
         self.build_provider = f'release {release.url} ({release.origin})'
         part = self.current_partition
         flag = openmp_flag(self.current_environ)
-        self.llc_bytes = lastlevelcache.node_llc_bytes(part) or 0
+        spec = PartitionSpec.of(part)
+        self.llc_bytes = (
+            lastlevelcache.node_llc_bytes(
+                spec.llc_bytes, part.processor.topology, spec.runs_here
+            )
+            or 0
+        )
         size = self.stream_array_size or array_size(self.llc_bytes)
         self.array_size = size
         cflags = [
@@ -162,14 +167,14 @@ class StreamBase(
 
     @run_after('setup')
     def _size_job(self):
-        extras = self.current_partition.extras
+        spec = PartitionSpec.of(self.current_partition)
         self.threads = self.stream_threads or node_cores(self.current_partition)
         self.num_tasks = 1
         self.num_tasks_per_node = 1
         self.num_cpus_per_task = self.threads
         self.env_vars['OMP_NUM_THREADS'] = str(self.threads)
-        self.env_vars['OMP_PROC_BIND'] = extras.get('omp_proc_bind', 'spread')
-        self.env_vars['OMP_PLACES'] = extras.get('omp_places', 'cores')
+        self.env_vars['OMP_PROC_BIND'] = spec.omp_proc_bind
+        self.env_vars['OMP_PLACES'] = spec.omp_places
 
     @run_before('run')
     def _no_mpi_launcher(self):

@@ -10,17 +10,40 @@ vocabulary of verdicts, reference validation and the portable verdicts all
 read these declarations; ``clusterbench.parsers.catalog`` collects them.
 """
 
+import enum
 import re
 from dataclasses import dataclass
 from typing import Optional
 
-HIGHER = 'higher'
-LOWER = 'lower'
-#: The figures of a whole application solve (a solver, not a kernel): they
-#: move between sessions more than a kernel's (references/floors.py).
-SOLVER = 'solver'
-#: A figure bound by the memory bandwidth (Figure.bound).
-MEMORY = 'memory'
+
+class Better(enum.StrEnum):
+    """Which way a figure of merit is better (a string too: ``'higher'``,
+    as reports and CSV files write it)."""
+
+    HIGHER = 'higher'
+    LOWER = 'lower'
+
+
+class FigureKind(enum.StrEnum):
+    """The kind of figure whose spread between sessions sets the floor of a
+    proposed band (Figure.kind)."""
+
+    #: The figures of a whole application solve (a solver, not a kernel):
+    #: they move between sessions more than a kernel's (references/floors.py).
+    SOLVER = 'solver'
+
+
+class Bound(enum.StrEnum):
+    """What bounds a figure (Figure.bound)."""
+
+    #: The node's memory bandwidth: a roofline's memory side.
+    MEMORY = 'memory'
+
+
+# The members by their short names, as the declarations read them.
+HIGHER, LOWER = Better.HIGHER, Better.LOWER
+SOLVER = FigureKind.SOLVER
+MEMORY = Bound.MEMORY
 
 TIME_UNITS = frozenset({'s', 'ms', 'us', 'ns'})
 #: The times a link's latency is given in (a figure in seconds is a run time).
@@ -129,7 +152,7 @@ class Figure:
     name: str
     unit: str
     #: HIGHER, LOWER or None: no figure of merit (an iteration count).
-    better: Optional[str]
+    better: Optional[Better]
     #: What an efficiency or a share is a share of ('' for a plain figure).
     of: str = ''
     #: A share of a whole that lives near zero (judged in points of the whole).
@@ -143,13 +166,13 @@ class Figure:
     headline: str = ''
     #: The kind of figure whose spread between sessions sets the floor of a
     #: proposed band (:mod:`clusterbench.references.floors`): SOLVER for the
-    #: figures of a whole application solve; '' lets its unit decide.
-    kind: str = ''
+    #: figures of a whole application solve; None lets its unit decide.
+    kind: Optional[FigureKind] = None
     #: MEMORY for a figure the node's memory bandwidth bounds (a roofline's
     #: memory side): it moves with the bandwidth that neighbours leave it;
     #: where the benchmark measures one, its steady judge is its share of a
     #: triad in the same job (the CG solver's job_triad_efficiency).
-    bound: str = ''
+    bound: Optional[Bound] = None
     #: The value does not depend on time (an iteration count): a run
     #: measured on a loaded host has it right all the same, so `ab` pairs it
     #: where the figures of speed of a DISTURBED leg are left out.
@@ -165,8 +188,18 @@ class Figure:
                 f'figure {self.name}: unit {self.unit!r} is not one of the '
                 f'vocabulary (clusterbench.core.figures.UNITS)'
             )
-        if self.better not in (HIGHER, LOWER, None):
-            raise DeclarationError(f'figure {self.name}: better {self.better!r}')
+        for field, kind in (('better', Better), ('kind', FigureKind), ('bound', Bound)):
+            value = getattr(self, field)
+            if value is None or value == '':
+                object.__setattr__(self, field, None)
+                continue
+            try:
+                object.__setattr__(self, field, kind(value))
+            except ValueError:
+                raise DeclarationError(
+                    f'figure {self.name}: {field} {value!r} is not one of '
+                    f'{", ".join(m.value for m in kind)}'
+                ) from None
         if self.share and self.unit != '%':
             raise DeclarationError(f'figure {self.name}: a share is in %')
         unplaced = not all(b.where for b in self.variants)
@@ -284,11 +317,11 @@ class Catalog:
         return tuple(sorted({f.headline for f in self.figures if f.headline}))
 
     def kind(self, name, unit):
-        """The declared kind of a figure (SOLVER), '' when none is declared."""
+        """The declared kind of a figure (SOLVER), None when none is declared."""
         figure = self.declared(name, unit)
-        return figure.kind if figure is not None else ''
+        return figure.kind if figure is not None else None
 
     def bound(self, name, unit):
-        """What bounds a figure (MEMORY), '' when none is declared."""
+        """What bounds a figure (MEMORY), None when none is declared."""
         figure = self.declared(name, unit)
-        return figure.bound if figure is not None else ''
+        return figure.bound if figure is not None else None

@@ -1,49 +1,39 @@
 """One rule for DISTURBED samples: left out of every figure, and said.
 
 A test case whose run broke its conditions' thresholds
-(clusterbench.noisyhost.conditions) records what it broke in ``disturbed``,
-e.g. ``"steal 18 %, ranks' CPU share 71 %"``. Its figures are no
-measurement of the machine: `references update`, `baseline`, `trend` (and
-the report and `ab`) leave them out of everything they pool, and say how
-many they left out, one line per kind of disturbance: never silence.
+(clusterbench.noisyhost.conditions) records what it broke
+(``run_conditions.disturbance``, clusterbench.core.disturbance) and its
+words in ``disturbed``, e.g. ``"steal 18 %, ranks' CPU share 71 %"``. Its
+figures are no measurement of the machine: `references update`,
+`baseline`, `trend` (and the report and `ab`) leave them out of everything
+they pool, and say how many they left out, one line per kind of
+disturbance: never silence.
 """
 
-import re
 from dataclasses import dataclass, field
 
-#: The kinds of disturbance a run can record, as their text begins
-#: (noisyhost.conditions.disturbed, checks/plugins/runconditions.py). A part
-#: of the text that begins with none of them continues the one before it
-#: (``host probe gather -18 %, copy -12 %``).
-KINDS = (
-    'steal',
-    "ranks' CPU share",
-    'other processes',
-    'host probe',
-    # The probe at the test's parallelism (noisyhost.hostprobe.NAMES).
-    'host memory bandwidth',
-    'host DGEMM',
-    'host shared-memory copy',
-)
+from clusterbench.core import disturbance
+from clusterbench.core.disturbance import Kind
 
 
-def kinds(text):
-    """{kind: what was recorded for it} of one ``disturbed`` text, in order;
-    a text naming no known kind is a kind of its own (a newer release may
-    record more)."""
+def kinds(disturbed):
+    """{kind: its words} of what a run broke (a
+    :class:`~clusterbench.core.disturbance.Disturbed`, or an old record's
+    words), in order; a kind this release does not know is a kind of its
+    own (a newer release may record more)."""
     found = {}
-    last = None
-    for part in (p.strip() for p in (text or '').split(',')):
-        if not part:
-            continue
-        kind = next((k for k in KINDS if part.startswith(k)), None)
-        if kind is None and last is not None:
-            found[last] += f', {part}'
-            continue
-        kind = kind or part.rstrip('0123456789.%- ') or part
-        found[kind] = f'{found[kind]}, {part}' if kind in found else part
-        last = kind
+    parts = disturbance.of(disturbed).parts
+    for i, part in enumerate(parts):
+        first = part.name not in found
+        words = part.words(first=first or parts[i - 1].name != part.name)
+        found[part.name] = words if first else f'{found[part.name]}, {words}'
     return found
+
+
+def of_case(case):
+    """What the run of a run report's test case broke, as data
+    (core.disturbance.read)."""
+    return disturbance.read(case)
 
 
 #: How many times the loss it measured a disturbance may explain. The ranks'
@@ -53,45 +43,45 @@ def kinds(text):
 #: 80 %; the host probe reads one moment beside the test.
 TIMES_MEASURED = 2.0
 
-_PERCENT = re.compile(r'([-+\u2212]?\d+(?:\.\d+)?) ?%')
+
+def _loss(part):
+    """The share of the speed that one disturbance measured lost (0..1), or
+    None where nothing was measured."""
+    if part.measured is None:
+        return None
+    if part.kind is Kind.RANKS_CPU_SHARE:
+        return 1 - part.measured
+    if part.kind in (Kind.STEAL, Kind.OTHER_PROCESSES):
+        return part.measured
+    # A host probe (or a kind of a newer release): its drop.
+    return 1 - part.measured if part.measured < 1 else None
 
 
-def _loss(kind, what):
-    """The share of the speed that one recorded disturbance measured lost
-    (0..1), or None where its text holds no such number."""
-    numbers = [float(n.replace('\u2212', '-')) for n in _PERCENT.findall(what)]
-    if kind == "ranks' CPU share" and numbers:
-        return 1 - numbers[0] / 100
-    if kind in ('steal', 'other processes') and numbers:
-        return numbers[0] / 100
-    # The host probe (and a probe of a newer release in its own words):
-    # its worst drop.
-    drops = [-n / 100 for n in numbers if n < 0]
-    return max(drops) if drops else None
-
-
-def explained(text):
-    """The largest relative loss of speed that the disturbance *text* can
-    explain (0..1: each measured loss :data:`TIMES_MEASURED` times, each on
-    the speed the others left), or None where it names a disturbance it
-    holds no number for: that may explain anything."""
-    found = kinds(text)
-    if not found:
+def explained(disturbed):
+    """The largest relative loss of speed that the disturbance can explain
+    (0..1: each kind's measured loss, its worst, :data:`TIMES_MEASURED`
+    times, each on the speed the others left), or None where it names a
+    disturbance that measured nothing: that may explain anything."""
+    by_kind = {}
+    for part in disturbance.of(disturbed).parts:
+        by_kind.setdefault(part.name, []).append(_loss(part))
+    if not by_kind:
         return None
     left = 1.0
-    for kind, what in found.items():
-        loss = _loss(kind, what)
-        if loss is None:
+    for losses in by_kind.values():
+        measured = [loss for loss in losses if loss is not None]
+        if not measured:
             return None
-        left *= 1 - min(1.0, max(0.0, TIMES_MEASURED * loss))
+        left *= 1 - min(1.0, max(0.0, TIMES_MEASURED * max(measured)))
     return 1 - left
 
 
 def beyond(value, low, high, higher, text):
-    """'' where the disturbance *text* may explain *value* beyond its band
-    [*low*, *high*] on its bad side (*higher*: higher is better), else the
-    detail of the verdict that judges it all the same: ``-62 % beyond its
-    band; the disturbance (ranks' CPU share 89.8 %) explains at most -20 %``.
+    """'' where the disturbance *text* (what a run broke) may explain
+    *value* beyond its band [*low*, *high*] on its bad side (*higher*:
+    higher is better), else the detail of the verdict that judges it all the
+    same: ``-62 % beyond its band; the disturbance (ranks' CPU share 89.8 %)
+    explains at most -20 %``.
     A band open on its bad side, or reaching zero, explains everything."""
     loss = explained(text)
     if loss is None or loss >= 1:
@@ -128,7 +118,8 @@ class LeftOut:
     sessions: set = field(default_factory=set)
 
     def add(self, text, session, samples=1):
-        """Count *samples* of *session* left out for the disturbance *text*."""
+        """Count *samples* of *session* left out for the disturbance *text*
+        (what a run broke)."""
         self.samples += samples
         self.sessions.add(session)
         for kind, what in kinds(text).items():

@@ -67,14 +67,15 @@ def topology_llc_bytes(topology):
     )
 
 
-def node_llc_bytes(partition):
-    """The partition's nodes' last-level caches in bytes, or ``None``."""
-    declared = partition.extras.get('llc_bytes')
+def node_llc_bytes(declared, topology, runs_here):
+    """A partition's nodes' last-level caches in bytes, or ``None``: its
+    declared ``llc_bytes``, its processor *topology* (ReFrame's), and this
+    host's sysfs if its jobs run here (a PartitionSpec's ``runs_here``)."""
     if declared:
         return int(declared)
-    found = topology_llc_bytes(partition.processor.topology)
+    found = topology_llc_bytes(topology)
     if found:
         return found
-    if partition.scheduler.registered_name == 'local':
+    if runs_here:
         return sysfs_llc_bytes()
     return None

@@ -25,7 +25,8 @@ reads ``/proc/stat`` again:
 * ``host_probe``: :mod:`clusterbench.noisyhost.hostprobe` run before and after
   the launch, the better of the two per figure (both in ``host_probe_each``).
 
-:func:`disturbed` names the thresholds a run broke (partition
+:func:`disturbed` and :func:`judge_run` give the thresholds a run broke, as
+data (:mod:`clusterbench.core.disturbance`, which words them; partition
 ``extras.noisy_host``, read by :mod:`clusterbench.noisyhost.switch`;
 defaults in :data:`DEFAULTS`); :mod:`clusterbench.noisyhost.quiet` waits
 until the machine has been quiet for a few seconds.
@@ -39,6 +40,8 @@ import subprocess
 import sys
 import time
 
+from clusterbench.core import disturbance
+from clusterbench.core.disturbance import Disturbance, Disturbed, Kind
 from clusterbench.machine import hwinfo
 from clusterbench.noisyhost import hostprobe
 
@@ -184,22 +187,10 @@ def thresholds(extras, local=True):
     return found
 
 
-def _share(value, limit):
-    """*value* as a percentage, with as many decimals as it takes to stay on
-    its side of *limit*: a share of 0.898 under a 90 % floor reads
-    "89.8 %", never "90 %" (a label that contradicts the rule it broke)."""
-    side = (value > limit) - (value < limit)
-    for decimals in range(4):
-        text = f'{value * 100:.{decimals}f}'
-        shown = float(text) / 100
-        if (shown > limit) - (shown < limit) == side:
-            return f'{text} %'
-    return f'{value * 100:.12g} %'
-
-
 def disturbed(conditions, limits=DEFAULTS):
-    """'' for a run within the thresholds, else what it broke, e.g.
-    "steal 18 %, ranks' CPU share 71 %"."""
+    """What the run broke of the CPU thresholds (a
+    :class:`~clusterbench.core.disturbance.Disturbed`: '' for a run within
+    them), e.g. "steal 18 %, ranks' CPU share 71 %"."""
     found = []
 
     def number(key):
@@ -208,39 +199,38 @@ def disturbed(conditions, limits=DEFAULTS):
 
     steal = number('steal_share')
     if steal is not None and steal > limits['max_steal']:
-        found.append(f'steal {_share(steal, limits["max_steal"])}')
+        found.append(Disturbance(Kind.STEAL, steal, limits['max_steal']))
     share = number('ranks_cpu_share')
     long_enough = (number('wall_s') or 0) >= limits['share_min_wall_s']
-    if share is not None and long_enough and share < limits['min_ranks_cpu_share']:
-        limit = limits['min_ranks_cpu_share']
-        found.append(f"ranks' CPU share {_share(share, limit)}")
+    limit = limits['min_ranks_cpu_share']
+    if share is not None and long_enough and share < limit:
+        found.append(Disturbance(Kind.RANKS_CPU_SHARE, share, limit))
     other = number('other_cpu_share')
     if other is not None and other > limits['max_other_cpu']:
-        limit = limits['max_other_cpu']
-        found.append(f'other processes {_share(other, limit)} of the CPUs')
-    return ', '.join(found)
+        found.append(Disturbance(Kind.OTHER_PROCESSES, other, limits['max_other_cpu']))
+    return Disturbed(found)
 
 
 def judge_run(found, limits, reference_probe):
-    """What a run broke ('' if nothing), and the host probe's reference kept
-    in *found*. *limits*: the partition's thresholds (None: the profile is
-    off, nothing is judged); *reference_probe*: called only when the host
-    probe is judged, returns the probe's figures in the references' sessions
-    ({} if none)."""
+    """What a run broke (a :class:`~clusterbench.core.disturbance.Disturbed`,
+    '' if nothing), and the host probe's reference kept in *found*.
+    *limits*: the partition's thresholds (None: the profile is off, nothing
+    is judged); *reference_probe*: called only when the host probe is
+    judged, returns the probe's figures in the references' sessions ({} if
+    none)."""
     if limits is None:
-        return ''
-    broke = [disturbed(found, limits)]
+        return Disturbed()
+    broke = list(disturbed(found, limits).parts)
     probe = found.get('host_probe')
     if limits['max_host_drift'] is not None and isinstance(probe, dict):
         reference = reference_probe()
         found['host_probe_reference'] = reference or ABSENT
-        drift = hostprobe.drift(probe, reference, limits['max_host_drift'])
-        broke.append(f'host probe {drift}' if drift else '')
+        limit = limits['max_host_drift']
+        broke += hostprobe.drift(probe, reference, limit)
         # What the test itself uses, at its parallelism: one core cannot see
         # neighbours that take the bandwidth of the others.
-        limit = limits['max_host_drift']
-        broke.append(hostprobe.drift_at_parallelism(probe, reference, limit))
-    return ', '.join(b for b in broke if b)
+        broke += hostprobe.drift_at_parallelism(probe, reference, limit)
+    return Disturbed(broke)
 
 
 def format_line(found):
@@ -267,8 +257,9 @@ def format_line(found):
         )
         if isinstance(probe.get('mem_gbs'), (int, float)):
             text += f' ({probe["mem_gbs"]:g} GB/s on {probe.get("cores")} cores)'
-    if found.get('disturbed'):
-        text += f': DISTURBED ({found["disturbed"]})'
+    broke = disturbance.of_conditions(found)
+    if broke:
+        text += f': DISTURBED ({broke})'
     return text
 
 

@@ -49,6 +49,8 @@ import sys
 import threading
 import time
 
+from clusterbench.core.disturbance import Disturbance, Kind
+
 DGEMM_N = 512
 #: 64 MiB: twice the 32 MiB L3 of the project's machines; the probe is a
 #: comparison with itself, not STREAM (whose 4x-LLC rule the StreamCheck
@@ -72,11 +74,11 @@ AT_PARALLELISM = {
     LINK: 'shm_copy_gbs',
 }
 RESOURCES = tuple(AT_PARALLELISM)
-#: How the text of a drift names each (disturbed.KINDS knows them).
+#: The kind of disturbance a drift of each is.
 NAMES = {
-    MEMORY: 'host memory bandwidth',
-    COMPUTE: 'host DGEMM',
-    LINK: 'host shared-memory copy',
+    MEMORY: Kind.HOST_MEMORY_BANDWIDTH,
+    COMPUTE: Kind.HOST_DGEMM,
+    LINK: Kind.HOST_SHARED_MEMORY_COPY,
 }
 FIGURES = ('dgemm_gflops', 'gather_mups', 'copy_gbs', *AT_PARALLELISM.values())
 #: Without these the probe is absent; a figure at the test's parallelism may
@@ -333,43 +335,38 @@ def best(probes):
 
 
 def drift(probe_now, reference, limit):
-    """'' or the probe figures worse than *reference* by more than *limit*
-    (a fraction), e.g. 'gather -18 %, copy -12 %'. *reference* maps figure to
-    the median of the sessions the references were made from."""
+    """The probe figures worse than *reference* by more than *limit* (a
+    fraction), each a HOST_PROBE disturbance ('gather -18 %, copy -12 %').
+    *reference* maps figure to the median of the sessions the references
+    were made from."""
     found = []
     for key in JUDGED:
         now, then = probe_now.get(key), (reference or {}).get(key)
         if not isinstance(now, (int, float)) or not isinstance(then, (int, float)):
             continue
         if then > 0 and now < then * (1 - limit):
-            change = round(100 * (now / then - 1))
-            found.append(f'{key.split("_")[0]} {change} %')
-    return ', '.join(found)
+            figure = key.split('_')[0]
+            found.append(Disturbance(Kind.HOST_PROBE, now / then, limit, figure=figure))
+    return tuple(found)
 
 
 def drift_at_parallelism(probe_now, reference, limit):
-    """'' or each figure at the test's parallelism worse than *reference* by
-    more than *limit*, named with its number and its cores, e.g. "host
-    memory bandwidth -36 % against its references' sessions (2 cores
-    streaming)". A reference probe at other ``cores`` judges nothing."""
+    """Each figure at the test's parallelism worse than *reference* by more
+    than *limit*, a disturbance of its kind (:data:`NAMES`) with its cores
+    ("host memory bandwidth -36 % against its references' sessions (2 cores
+    streaming)"). A reference probe at other ``cores`` judges nothing."""
     reference = reference or {}
     cores = probe_now.get('cores')
     if reference.get('cores') != cores:
-        return ''
+        return ()
     found = []
     for resource, key in AT_PARALLELISM.items():
         now, then = probe_now.get(key), reference.get(key)
         if not isinstance(now, (int, float)) or not isinstance(then, (int, float)):
             continue
         if then > 0 and now < then * (1 - limit):
-            change = round(100 * (now / then - 1))
-            many = f'{cores:g} core{"s" if cores != 1 else ""}'
-            how = {MEMORY: f'{many} streaming', COMPUTE: many, LINK: '2 cores'}
-            found.append(
-                f"{NAMES[resource]} {change} % against its references' "
-                f'sessions ({how[resource]})'
-            )
-    return ', '.join(found)
+            found.append(Disturbance(NAMES[resource], now / then, limit, cores=cores))
+    return tuple(found)
 
 
 def _arguments(argv):

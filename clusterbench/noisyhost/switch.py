@@ -67,5 +67,5 @@ def thresholds(extras, local=True):
 
 def enabled(partition):
     """Whether *partition* (a site config's partition entry) has the profile."""
-    local = contract.runs_here(partition)
-    return thresholds(partition.get('extras'), local) is not None
+    spec = contract.PartitionSpec.of(partition)
+    return thresholds(spec.extras, spec.runs_here) is not None

@@ -336,12 +336,11 @@ def site_bands(site_configs, system=None):
         return []
     found = []
     for path in sorted(glob.glob(os.path.join(site_configs, '*.py'))):
-        for where, extras in refdata.partition_extras(path):
+        for where, spec in refdata.partition_specs(path):
             if system and system not in (where, where.split(':')[0]):
                 continue
-            declared = extras.get('portable_bands')
-            if declared is not None:
-                bands = catalog.bands_of(declared, f'{path}: {where}')
+            if spec.portable_bands:
+                bands = catalog.bands_of(spec.portable_bands, f'{path}: {where}')
                 found += [(where, path, name, band) for name, band in bands.items()]
     return found
 

@@ -26,19 +26,16 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-import yaml
-
 from clusterbench import __version__
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats, vocabulary
 from clusterbench.references import directory as refdir
-from clusterbench.references import proposalview, widebands, yamlfile
+from clusterbench.references import proposalview, reffiles, widebands, yamlfile
 from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import validate as refdata
 
 PROVENANCE_DIR = refprov.PROVENANCE_DIR
-_Dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
 
 
 @dataclass
@@ -184,58 +181,6 @@ def propose(groups, floor=0.03, k=3.0, min_samples=1, one_sided=False, floor_for
     return proposals
 
 
-def _nested_get(tree, keys):
-    for key in keys:
-        if not isinstance(tree, dict) or key not in tree:
-            return None
-        tree = tree[key]
-    return tree
-
-
-def _nested_set(tree, keys, value):
-    for key in keys[:-1]:
-        tree = tree.setdefault(key, {})
-    tree[keys[-1]] = value
-
-
-def _nested_pop(tree, keys):
-    """Remove the leaf at *keys* and the levels it leaves empty (a test
-    keeps its ``$index``: the provenance of its context figures reads it)."""
-    path = [tree]  # path[i + 1] is path[i][keys[i]]
-    for key in keys[:-1]:
-        if not isinstance(path[-1], dict) or key not in path[-1]:
-            return
-        path.append(path[-1][key])
-    if not isinstance(path[-1], dict):
-        return
-    path[-1].pop(keys[-1], None)
-    # Up to the levels below the test's (path[1]), each one left empty.
-    for i in range(len(path) - 1, 1, -1):
-        if path[i]:
-            return
-        del path[i - 1][keys[i - 1]]
-
-
-def _load_references(path):
-    """The references of a file ({} when there is none yet), validated as
-    `clusterbench run` validates them: an update never merges into a file
-    that ReFrame would misread."""
-    if not os.path.exists(path):
-        return {}
-    refdata.check_file(path)
-    return yamlfile.load(path)
-
-
-def _load_provenance(path):
-    data = (yamlfile.load_any(path) or {}) if os.path.exists(path) else {}
-    if not isinstance(data, dict):
-        # An update merges into it: what is not a mapping is not merged into.
-        raise ClusterbenchError(
-            f'{path}: not a mapping of provenance records; nothing was changed'
-        )
-    return data
-
-
 def repair_first(proposals, directory):
     """Complete or undo an interrupted update of each system directory that
     *proposals* write into (before :func:`diff` reads it); lines saying what
@@ -258,35 +203,9 @@ def diff(proposals, directory):
     for folder in sorted({folder for folder, _ in files}):
         refstore.refuse_half_applied(folder)
     for folder, name in sorted(files):
-        _load_references(os.path.join(folder, name))
+        reffiles.load_references(os.path.join(folder, name))
     return proposalview.lines(proposals, directory)
 
-
-class _NoAliasDumper(_Dumper):
-    """Repeated facts are written out again: a reader needs no anchors."""
-
-    def ignore_aliases(self, data):
-        return True
-
-
-def _dump(data, header=''):
-    return (
-        header
-        + yaml.dump(
-            data,
-            Dumper=_NoAliasDumper,
-            sort_keys=False,
-            default_flow_style=None,
-            width=100,
-        )
-    ).encode()
-
-
-HEADER = (
-    '# ReFrame 4.10 external references (see docs/references.md).\n'
-    '# Written by `clusterbench references update`; provenance of every entry\n'
-    '# is in provenance/<this file>.\n'
-)
 
 _SESSION = re.compile(r'^\d{8}T\d{6}(-\d+)?$')
 
@@ -356,12 +275,12 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
         repaired = refstore.repair(directory)
         if notes is not None:
             notes += repaired
-        sessions = _load_provenance(os.path.join(directory, sessions_name))
+        sessions = reffiles.load_provenance(os.path.join(directory, sessions_name))
         for name, props in sorted(by_file.items()):
             path = os.path.join(directory, name)
             prov_name = os.path.join(PROVENANCE_DIR, name)
-            refs = _load_references(path)
-            prov = _load_provenance(os.path.join(directory, prov_name))
+            refs = reffiles.load_references(path)
+            prov = reffiles.load_provenance(os.path.join(directory, prov_name))
             prov = refprov.migrate(prov, sessions)
             cases = defaultdict(list)
             for prop in props:
@@ -369,11 +288,11 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
                 refs.setdefault(s.test, {})['$index'] = list(s.index)
                 figure = [s.test, *s.key, s.variable]
                 if prop.context:
-                    _nested_pop(refs, figure)  # a band that judges nothing
+                    reffiles.nested_pop(refs, figure)  # a band that judges nothing
                 else:
-                    _nested_set(refs, figure, prop.entry)
+                    reffiles.nested_set(refs, figure, prop.entry)
                 cases[(s.test, s.key)].append(prop)
-            contents[name] = _dump(refs, HEADER)
+            contents[name] = reffiles.dump(refs, reffiles.HEADER)
             # The hash is taken of the entry as a reader of the file sees it
             # (an entry of context figures only is none: {}).
             stored = refprov.leaves(yamlfile.parse(contents[name], path))
@@ -384,9 +303,9 @@ def _write_system(proposals, directory, report_paths, now, stack, notes):
                     case_props, stored.get((test, where), {}), sessions, made, stack
                 )
                 entries[where] = [*refprov.versions(entries.get(where)), version]
-            contents[prov_name] = _dump(prov)
+            contents[prov_name] = reffiles.dump(prov)
             written.append(path)
-        contents[sessions_name] = _dump(sessions)
+        contents[sessions_name] = reffiles.dump(sessions)
         refstore.commit(directory, contents)
     return written
 
@@ -420,14 +339,14 @@ def _demoted(folder):
     without their bands wider than ±100 %."""
     lines, contents = [], {}
     sessions_name = os.path.join(PROVENANCE_DIR, refprov.SESSIONS_FILE)
-    sessions = _load_provenance(os.path.join(folder, sessions_name))
+    sessions = reffiles.load_provenance(os.path.join(folder, sessions_name))
     made = _now().isoformat(timespec='seconds')
     for path in sorted(glob.glob(os.path.join(folder, '*.yaml'))):
         name = os.path.basename(path)
         prov_name = os.path.join(PROVENANCE_DIR, name)
-        refs = _load_references(path)
+        refs = reffiles.load_references(path)
         prov = refprov.migrate(
-            _load_provenance(os.path.join(folder, prov_name)), sessions
+            reffiles.load_provenance(os.path.join(folder, prov_name)), sessions
         )
         demoted = {}
         for test, index, key, leaf in list(refprov.entries(refs)):
@@ -450,10 +369,10 @@ def _demoted(folder):
                 lines.append(f'{short} / {var} ({place}): context only: {why}')
                 demoted.setdefault((test, key), {})[var] = (leaf[var], why)
             for var in wide:
-                _nested_pop(refs, [test, *key, var])
+                reffiles.nested_pop(refs, [test, *key, var])
         if not demoted:
             continue
-        contents[name] = _dump(refs, HEADER)
+        contents[name] = reffiles.dump(refs, reffiles.HEADER)
         stored = refprov.leaves(yamlfile.parse(contents[name], path))
         for (test, key), figures in demoted.items():
             where = refprov.where(key)
@@ -475,9 +394,9 @@ def _demoted(folder):
                 'figures': kept,
             }
             prov[test][where] = [*versions, version]
-        contents[prov_name] = _dump(prov)
+        contents[prov_name] = reffiles.dump(prov)
     if contents:
-        contents[sessions_name] = _dump(sessions)
+        contents[sessions_name] = reffiles.dump(sessions)
     return lines, contents
 
 

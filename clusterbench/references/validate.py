@@ -18,6 +18,7 @@ from clusterbench.references import directory as refdir
 from clusterbench.references import store as refstore
 from clusterbench.references import yamlfile
 from clusterbench.references.yamlfile import ReferenceFileError
+from clusterbench.site.contract import PartitionSpec
 
 KNOWN_UNITS = vocabulary.UNITS
 _SPECIAL_INDEX = re.compile(
@@ -359,16 +360,16 @@ def machine_kinds(site_configs_dir):
     configs (``extras.cpu_kind``, computed when a config loads)."""
     kinds = {}
     for path in sorted(glob.glob(os.path.join(site_configs_dir, '*.py'))):
-        for where, extras in partition_extras(path):
-            kind = extras.get('cpu_kind')
+        for where, spec in partition_specs(path):
+            kind = spec.cpu_kind
             if kind:
                 kinds.setdefault(str(kind), []).append(where)
     return kinds
 
 
-def partition_extras(path):
-    """(system:partition, extras) of every partition of the site config
-    *path* (run as ReFrame loads it)."""
+def partition_specs(path):
+    """(system:partition, PartitionSpec) of every partition of the site
+    config *path* (run as ReFrame loads it; a bad extras key is one line)."""
     import runpy
 
     try:
@@ -379,7 +380,7 @@ def partition_extras(path):
         raise ClusterbenchError(f'{path}: cannot load: {err}') from None
     for system in (config or {}).get('systems', []):
         for part in system.get('partitions', []):
-            yield f'{system["name"]}:{part["name"]}', part.get('extras') or {}
+            yield f'{system["name"]}:{part["name"]}', PartitionSpec.of(part, path)
 
 
 def kind_entries(path):

@@ -4,6 +4,7 @@ link's against the other links' (fabric matrices and pairwise figures)."""
 import statistics
 from collections import defaultdict
 
+from clusterbench.core.figures import Better
 from clusterbench.judging import verdict, vocabulary
 from clusterbench.report.identity import (
     PLACEMENT,
@@ -71,7 +72,7 @@ def _robust_flags(values, direction):
     side: acceptance's judge (:func:`clusterbench.acceptance.robust.outliers`)."""
     from clusterbench.acceptance import robust
 
-    sign = {'higher': 1, 'lower': -1}.get(direction, 0)
+    sign = {Better.HIGHER: 1, Better.LOWER: -1}.get(direction, 0)
     median = statistics.median(values.values()) if values else 0.0
     return robust.outliers(values, sign), median
 
@@ -105,7 +106,7 @@ def _node_groups(partition, cases):
                 key.replace(':', ' · '),
                 partition,
                 unit,
-                {1: 'higher', -1: 'lower'}.get(direction),
+                {1: Better.HIGHER, -1: Better.LOWER}.get(direction),
                 values,
                 {n.name: n.verdict for n in having},
                 flagged,
@@ -117,9 +118,9 @@ def _node_groups(partition, cases):
 
 #: Fabric matrices shown: (title, matrix, unit, better, words of its reasons).
 _FABRIC = (
-    ('latency (median)', 'latency_p50_us', 'us', 'lower', ('latency', 'stall')),
-    ('bandwidth', 'bandwidth_mbs', 'MB/s', 'higher', ('bandwidth',)),
-    ('message rate', 'msgrate_mmps', 'Mmsg/s', 'higher', ('msgrate',)),
+    ('latency (median)', 'latency_p50_us', 'us', Better.LOWER, ('latency', 'stall')),
+    ('bandwidth', 'bandwidth_mbs', 'MB/s', Better.HIGHER, ('bandwidth',)),
+    ('message rate', 'msgrate_mmps', 'Mmsg/s', Better.HIGHER, ('msgrate',)),
 )
 
 

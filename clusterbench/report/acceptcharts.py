@@ -7,6 +7,7 @@ import math
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.patches import Rectangle
 
+from clusterbench.core.figures import Better
 from clusterbench.report.plotkit import (
     LINE_COLOURS,
     MAX_LABEL,
@@ -92,7 +93,8 @@ def pair_chart(plots, matrix):
         grid[i][j] = value
         if (b, a) not in matrix.values:
             grid[j][i] = value  # one value per pair: the same both ways
-    image = ax.imshow(grid, cmap=HEAT.reversed() if matrix.better == 'lower' else HEAT)
+    heat = HEAT.reversed() if matrix.better == Better.LOWER else HEAT
+    image = ax.imshow(grid, cmap=heat)
     ax.set_facecolor('#eeeeee')
     norm = image.norm
     for i in range(n):
@@ -108,7 +110,7 @@ def pair_chart(plots, matrix):
                 continue
             if n <= 16:
                 shade = norm(value)
-                dark = shade > 0.55 if matrix.better != 'lower' else shade < 0.45
+                dark = shade > 0.55 if matrix.better != Better.LOWER else shade < 0.45
                 text = f'{value:.0f}' if abs(value) >= 1000 else f'{value:.3g}'
                 ax.text(j, i, text, ha='center', va='center', fontsize=6,
                         color='white' if dark else 'black')  # fmt: skip

@@ -12,6 +12,7 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 from clusterbench.judging import vocabulary
 from clusterbench.report import assemble as model
 from clusterbench.report import curves as curvelib
+from clusterbench.report import verdictcolours
 from clusterbench.report.plotkit import (
     FAILED_COLOUR,
     LINE_COLOURS,
@@ -20,7 +21,6 @@ from clusterbench.report.plotkit import (
     MAX_LEGEND,
     MAX_VALUE_LABELS,
     MISSING_COLOUR,
-    STATE_COLOURS,
     VERDICT_COLUMNS,
     axes_box,
     clip,
@@ -53,9 +53,7 @@ def bar_chart(plots, bench, cells):
     measured += [c.reference for c in cells if c.reference is not None]
     top = max(measured) if measured else 1.0
     bars = [(y, c) for y, c in zip(ys, cells) if c.value is not None]
-    hbars(
-        ax, [(y, c.value, STATE_COLOURS.get(c.state, MISSING_COLOUR)) for y, c in bars]
-    )
+    hbars(ax, [(y, c.value, verdictcolours.colour(c.state)) for y, c in bars])
     spread = [(y, c) for y, c in bars if len(c.values) > 1]
     if spread:
         ax.errorbar(

@@ -1,31 +1,20 @@
 """The charts of the executive page: the headline figures against a baseline
 system, a roofline per system, the point-to-point curves of every system
-overlaid with the link's peak and the reference band, and every judged
-figure against its reference, worst first. Each draws into a
+overlaid with the link's peak and the reference band (drawn by
+:mod:`clusterbench.report.execoverlay`), and every judged figure against its
+reference, worst first. Each draws into a
 :class:`~clusterbench.report.plotkit.PlotSet` with the rows it was drawn from.
 """
 
-from matplotlib.patches import Rectangle
-
+from clusterbench.core.figures import Better
 from clusterbench.judging import vocabulary
-from clusterbench.report import curves as curvelib
-from clusterbench.report import headline, plotkit
-
-#: The headline figures compared with the baseline: (key, label, better).
-COMPARED = (
-    ('hpl', 'HPL', 'higher'),
-    ('dgemm_core', 'DGEMM/core', 'higher'),
-    ('stream_node', 'STREAM/node', 'higher'),
-    ('cg', 'CG solver', 'higher'),
-    ('npb', 'NPB geomean', 'higher'),
-    ('lat_intra', 'latency in node', 'lower'),
-    ('bw_intra', 'bandwidth in node', 'higher'),
-    ('lat_inter', 'latency between', 'lower'),
-    ('bw_inter', 'bandwidth between', 'higher'),
+from clusterbench.report import (
+    execcolumns,
+    execoverlay,
+    headline,
+    plotkit,
+    verdictcolours,
 )
-
-BAND_COLOUR = '#cfd8dc'
-REFERENCE_COLOUR = '#546e7a'
 
 
 def tasks(data):
@@ -41,9 +30,9 @@ def tasks(data):
     roofs = [(row, points) for row, points in roofs if points]
     if roofs:
         out.append(('executive', None, roofline_chart, (roofs,)))
-    lines = _pingpong_lines(data)
+    lines = execoverlay.pingpong_lines(data)
     if lines:
-        out.append(('executive', None, overlay_chart, (data, lines)))
+        out.append(('executive', None, execoverlay.overlay_chart, (data, lines)))
     judged = judged_cells(data)
     if judged:
         out.append(('executive', None, reference_chart, (judged,)))
@@ -57,7 +46,7 @@ def speedup(value, base, better):
     """How many times better than the baseline (>1 better, <1 worse)."""
     if value is None or base is None or value <= 0 or base <= 0:
         return None
-    return base / value if better == 'lower' else value / base
+    return base / value if better == Better.LOWER else value / base
 
 
 def compared(page):
@@ -67,11 +56,13 @@ def compared(page):
     base = next((r for r in page.rows if r.key == page.baseline), None)
     others = [r for r in page.rows if r is not base]
     shown = [
-        (key, label, better)
-        for key, label, better in COMPARED
-        if base is not None
-        and _value(base, key) is not None
-        and any(_value(r, key) is not None for r in others)
+        (line.key, line.compared, base.get(line.key).better)
+        for column in execcolumns.columns()
+        for line in column.lines
+        if line.compared
+        and base is not None
+        and _value(base, line.key) is not None
+        and any(_value(r, line.key) is not None for r in others)
     ]
     return (base, others, shown) if shown else None
 
@@ -288,154 +279,6 @@ def _roofline(ax, row, points):
     return _roof_rows(row, points)
 
 
-# ---------------------------------------------------- curves of all systems
-
-
-def _pingpong_lines(data):
-    """{metric: [line]}: one PingPong line per system:partition, placement and
-    metric, from its configuration with the most runs and message sizes (the
-    communication section below has every configuration's)."""
-    comm = data.communication
-    found = {}
-    for metric in (curvelib.LATENCY, curvelib.BANDWIDTH):
-        best = {}
-        for line in comm.lines.get(('PingPong', metric)) or []:
-            where = (line.config.system, line.config.partition, line.placement)
-            rank = (line.runs, len(line.curve.points))
-            if where not in best or rank > best[where][0]:
-                best[where] = (rank, line)
-        if best:
-            found[metric] = [line for _, line in best.values()]
-    return found
-
-
-def _scalar_bands(data, variables):
-    """(system:partition, placement, lower, upper, reference) of the judged
-    scalar figures named *variables* (the curves' reference bands)."""
-    found = []
-    for bench in data.benchmarks:
-        if bench.variable not in variables:
-            continue
-        if bench.params.get('mode', 'pingpong') != 'pingpong':
-            continue  # a bidirectional figure is no band of a ping-pong curve
-        for cell in data.row(bench):
-            allowed = cell.allowed
-            if allowed is None:
-                continue
-            scale = 1000.0 if bench.unit == 'GB/s' else 1.0
-            found.append(
-                (
-                    f'{cell.config.system}:{cell.config.partition}',
-                    bench.params.get('placement', ''),
-                    _number(bench.variable.split('_')[-1].rstrip('B')),
-                    *(plotkit.finite(v) and v * scale for v in allowed),
-                    cell.reference * scale,
-                )
-            )
-    return found
-
-
-def overlay_chart(plots, data, lines):
-    """PingPong latency and bandwidth over message size, every system on one
-    plot, with the declared link peak and the reference bands."""
-    fig = plotkit.new_figure(7.6, 3.6)
-    axes = {
-        curvelib.LATENCY: fig.add_axes([0.08, 0.28, 0.38, 0.6]),
-        curvelib.BANDWIDTH: fig.add_axes([0.58, 0.28, 0.38, 0.6]),
-    }
-    systems = sorted(
-        {
-            f'{ln.config.system}:{ln.config.partition}'
-            for group in lines.values()
-            for ln in group
-        }
-    )
-    colour = {
-        s: plotkit.LINE_COLOURS[i % len(plotkit.LINE_COLOURS)]
-        for i, s in enumerate(systems)
-    }
-    rows = []
-    for metric, ax in axes.items():
-        for line in lines.get(metric, []):
-            where = f'{line.config.system}:{line.config.partition}'
-            pts = [(s, v) for s, v in line.curve.points if s > 0 and v > 0]
-            if not pts:
-                continue
-            xs, ys = zip(*pts)
-            ax.plot(
-                xs,
-                ys,
-                lw=1.1,
-                color=colour[where],
-                ls='-' if line.placement != 'inter' else '--',
-            )
-            rows += [
-                (metric, where, line.placement, line.curve.tool, s, v, line.curve.unit)
-                for s, v in pts
-            ]
-        plotkit.log_axes(ax, 2)
-        ax.set_xlabel('message size [bytes]')
-    lat, bw = axes[curvelib.LATENCY], axes[curvelib.BANDWIDTH]
-    lat.set_ylabel('one-way latency [us]')
-    bw.set_ylabel('bandwidth [MB/s]')
-    for where, placement, size, low, high, ref in _scalar_bands(
-        data, ('latency_1B', 'latency_8B', 'pingpong_latency_min')
-    ):
-        size = size or 8.0
-        lat.add_patch(
-            Rectangle(
-                (size / 1.4, low or ref * 0.5),
-                size * 0.7,
-                (high or ref * 2) - (low or ref * 0.5),
-                color=BAND_COLOUR,
-                alpha=0.8,
-                zorder=0,
-            )
-        )
-        rows.append(('latency band', where, placement, '', size, ref, 'us'))
-    for where, placement, _, low, high, ref in _scalar_bands(
-        data, ('bandwidth_peak', 'pingpong_bandwidth_max')
-    ):
-        bw.axhspan(low or 0, high or ref * 2, color=BAND_COLOUR, alpha=0.6, zorder=0)
-        bw.axhline(ref, color=REFERENCE_COLOUR, lw=0.8, ls=':')
-        rows.append(('bandwidth band', where, placement, '', None, ref, 'MB/s'))
-    for where, peak in _link_peaks(data):
-        bw.axhline(peak * 1000.0, color=colour.get(where, 'black'), lw=1.2, ls='-.')
-        rows.append(
-            ('link peak', where, 'inter', 'declared', None, peak * 1000, 'MB/s')
-        )
-    handles = [
-        lat.plot(
-            [], [], color=colour[s], lw=1.2, label=plotkit.literal(plotkit.clip(s, 30))
-        )[0]
-        for s in systems[:10]
-    ]
-    handles.append(lat.plot([], [], color='grey', ls='--', label='between nodes')[0])
-    handles.append(Rectangle((0, 0), 1, 1, color=BAND_COLOUR, label='reference band'))
-    handles.append(lat.plot([], [], color='black', ls='-.', label='link peak')[0])
-    plotkit.legend_along_bottom(fig, handles, ncol=4, left=0.06)
-    plotkit.set_title(fig, 'Point-to-point latency and bandwidth, every system')
-    return plots.add(
-        'executive',
-        'point-to-point curves of every system',
-        fig,
-        ('what', 'system', 'placement', 'tool', 'bytes', 'value', 'unit'),
-        rows,
-        caption='solid: inside a node, dashed: between nodes; grey: the '
-        'reference band of the scalar figures (latency at its message size, '
-        'peak bandwidth); dash-dot: the declared link peak',
-    )
-
-
-def _link_peaks(data):
-    seen = {}
-    for row in data.communication.table:
-        if row.declared_gbs:
-            where = f'{row.config.system}:{row.config.partition}'
-            seen.setdefault(where, row.declared_gbs)
-    return sorted(seen.items())
-
-
 # ------------------------------------------------------ against reference
 
 
@@ -453,7 +296,7 @@ def judged_cells(data):
 def _badness(cell):
     change = cell.value / cell.reference - 1
     better = vocabulary.direction(cell.benchmark.variable, cell.benchmark.unit)
-    return {'higher': -change, 'lower': change}.get(better, abs(change))
+    return {Better.HIGHER: -change, Better.LOWER: change}.get(better, abs(change))
 
 
 #: Rows drawn in the "% against reference" plot; the CSV has them all.
@@ -481,7 +324,7 @@ def reference_chart(plots, cells):
             [max(left, -1e3), min(right, 1e3)],
             [y, y],
             lw=5,
-            color=BAND_COLOUR,
+            color=plotkit.BAND_COLOUR,
             solid_capstyle='butt',
             zorder=1,
         )
@@ -491,7 +334,7 @@ def reference_chart(plots, cells):
             'o',
             markersize=5,
             zorder=3,
-            color=plotkit.STATE_COLOURS.get(cell.state, plotkit.MISSING_COLOUR),
+            color=verdictcolours.colour(cell.state),
         )
     for cell in cells:
         rows.append(

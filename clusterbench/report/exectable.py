@@ -2,6 +2,7 @@
 rows of plain values for ``executive.csv``."""
 
 from clusterbench.judging import verdict
+from clusterbench.report import execcolumns
 from clusterbench.report.executive import SEVERITY
 
 # ----------------------------------------------------------------- showing
@@ -37,26 +38,10 @@ def _bytes(value):
     return f'{value:.3g} B'
 
 
-#: (figure key, CSV column) of the headline figures, in the page's order.
-FIGURES = (
-    ('hpl', 'hpl_gflops'),
-    ('hpl_pct_peak', 'hpl_share_of_peak'),
-    ('hpl_dgemm', 'hpl_over_dgemm'),
-    ('dgemm_core', 'dgemm_per_core_gflops'),
-    ('dgemm_pct_core', 'dgemm_share_of_core_peak'),
-    ('stream_node', 'stream_triad_per_node_gbs'),
-    ('stream_core', 'stream_triad_per_core_gbs'),
-    ('bytes_per_flop', 'bytes_per_flop'),
-    ('lat_intra', 'latency_intra_us'),
-    ('bw_intra', 'bandwidth_intra_gbs'),
-    ('nhalf_intra', 'n_half_intra_bytes'),
-    ('lat_inter', 'latency_inter_us'),
-    ('bw_inter', 'bandwidth_inter_gbs'),
-    ('bw_link_pct', 'bandwidth_inter_share_of_link_peak'),
-    ('nhalf_inter', 'n_half_inter_bytes'),
-    ('cg', 'cg_solver_gflops'),
-    ('npb', 'npb_geomean_mops'),
-)
+def figures():
+    """(figure key, CSV column) of every figure column, declared families
+    included (a column for each, measured or not: one header for all)."""
+    return [(line.key, line.csv) for c in execcolumns.columns() for line in c.lines]
 
 
 def csv_rows(page):
@@ -75,7 +60,7 @@ def csv_rows(page):
         'peak_gflops_per_node',
         'peak_how',
     ]
-    for _, column in FIGURES:
+    for _, column in figures():
         header += [column, f'{column}_min', f'{column}_max', f'{column}_n']
     header += [
         'stream_definition',
@@ -105,7 +90,7 @@ def csv_rows(page):
             peak.per_node if peak else None,
             row.peak_note,
         ]
-        for key, _ in FIGURES:
+        for key, _ in figures():
             stat = row.get(key)
             if stat is None:
                 line += [None, None, None, None]

@@ -126,7 +126,7 @@ def identity_of(case):
 
 
 def better(variable, unit):
-    """'higher', 'lower' or None (not a figure of merit) for one figure."""
+    """Better.HIGHER, LOWER or None (not a figure of merit) for one figure."""
     return vocabulary.direction(variable, unit)
 
 

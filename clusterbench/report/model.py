@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
+from clusterbench.core.figures import Better
 from clusterbench.judging import verdict
 from clusterbench.report import curves as curvelib
 from clusterbench.report.identity import PLACEMENT
@@ -86,7 +87,7 @@ class Benchmark:
     unit: str
     base: str
     params: dict
-    better: Optional[str]
+    better: Optional[Better]  # vocabulary.direction: HIGHER, LOWER or None
     application: Optional[str] = None  # family shown in the application section
 
     @property
@@ -244,7 +245,7 @@ class NodeGroup:
     title: str
     system: str
     unit: str
-    better: Optional[str]
+    better: Optional[Better]
     values: dict  # host -> median value
     verdicts: dict  # host -> verdict
     flagged: dict  # host -> reason
@@ -258,7 +259,7 @@ class PairMatrix:
     title: str
     system: str
     unit: str
-    better: Optional[str]
+    better: Optional[Better]
     nodes: list
     values: dict  # (a, b) -> value, a < b
     flagged: dict  # (a, b) -> reason

@@ -15,6 +15,9 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
 from clusterbench.core import csvfile
+from clusterbench.core.figures import Better
+from clusterbench.judging.kinds import Kind
+from clusterbench.report import verdictcolours
 
 RC = {
     'svg.fonttype': 'none',  # text stays text: small, searchable, fast
@@ -30,16 +33,11 @@ RC = {
     'legend.frameon': False,
 }
 
-STATE_COLOURS = {
-    'pass': '#2e7d32',
-    'SLOWER': '#c62828',
-    'FLAGGED': '#c62828',
-    'FASTER': '#1565c0',
-    'INCONCLUSIVE': '#f9a825',
-    'no reference': '#546e7a',
-}
-MISSING_COLOUR = '#9e9e9e'
-FAILED_COLOUR = '#b71c1c'
+MISSING_COLOUR = verdictcolours.colour(Kind.MISSING)
+#: A reference band drawn behind the figures, and the reference itself.
+BAND_COLOUR = '#cfd8dc'
+REFERENCE_COLOUR = '#546e7a'
+FAILED_COLOUR = verdictcolours.colour(Kind.FAILED)
 LINE_COLOURS = (
     '#1f77b4',
     '#d62728',
@@ -259,7 +257,7 @@ def verdict_values(cell):
 
 
 def direction_note(better):
-    return {'higher': ', higher is better', 'lower': ', lower is better'}.get(
+    return {Better.HIGHER: ', higher is better', Better.LOWER: ', lower is better'}.get(
         better, ''
     )
 

@@ -14,10 +14,10 @@ import jinja2
 
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.judging import trend, verdict, view
+from clusterbench.judging import trend, view
 from clusterbench.parsers.catalog import CATALOG
 from clusterbench.report import assemble as model
-from clusterbench.report import exectable, executive, headline, heap
+from clusterbench.report import exectable, executive, headline, heap, verdictcolours
 from clusterbench.report import plots as plotlib
 from clusterbench.report.plotkit import VERDICT_COLUMNS, csv_of, verdict_values
 
@@ -34,7 +34,7 @@ def environment():
     )
     env.filters['num'] = _num
     env.filters['pct'] = _pct
-    env.filters['state_class'] = _state_class
+    env.filters['state_class'] = verdictcolours.css_class
     env.filters['bounds'] = _bounds
     env.filters['tolerance'] = _tolerance
     env.filters['headline'] = exectable.text
@@ -51,20 +51,6 @@ def _num(value, digits=4):
 
 def _pct(value):
     return '—' if value is None else f'{value * 100:.1f}%'
-
-
-def _state_class(state):
-    return {
-        verdict.PASS: 'pass',
-        verdict.SLOWER: 'flagged',
-        verdict.FLAGGED: 'flagged',
-        verdict.FASTER: 'faster',
-        verdict.INCONCLUSIVE: 'inconclusive',
-        verdict.NO_REFERENCE: 'noref',
-        verdict.DISTURBED: 'disturbed',
-        model.FAILED: 'failed',
-        model.MISSING: 'missing',
-    }.get(state, 'missing')
 
 
 def _bounds(cell):
@@ -152,6 +138,7 @@ def render(data, sections, data_dir):
             run_dates=model.run_dates,
             describe_trend=trend.describe,
             severity=executive.SEVERITY,
+            verdict_colours=verdictcolours.css_variables(),
             stream_short=headline.SHORT,
             headlines=', '.join(CATALOG.headlines()),
             # The summary line's order, then what only the report shows.

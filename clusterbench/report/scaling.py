@@ -3,6 +3,7 @@
 import statistics
 from collections import defaultdict
 
+from clusterbench.core.figures import Better
 from clusterbench.report.identity import PLACEMENT, SIZE, name_without, scaling_title
 from clusterbench.report.model import ScalingPoint, ScalingSeries
 
@@ -47,12 +48,12 @@ def build(benchmarks, scaling_samples):
             value = statistics.median(by_ranks[ranks])
             if not base or not value:
                 continue
-            if bench.better == 'lower':
+            if bench.better == Better.LOWER:
                 speedup = base / value
             else:
                 speedup = value / base
             # Weak scaling: ideal is constant time, or rate growing with ranks.
-            if weak and bench.better == 'lower':
+            if weak and bench.better == Better.LOWER:
                 ideal = 1.0
             else:
                 ideal = ranks / base_ranks

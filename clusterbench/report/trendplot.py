@@ -15,17 +15,20 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
 from clusterbench.judging import trend, verdict
-from clusterbench.report import plotkit
+from clusterbench.report import plotkit, verdictcolours
 
 #: How each verdict is marked: (colour, marker, legend label).
 _MARKS = {
-    verdict.PASS: ('#2e7d32', 'o', 'pass'),
-    verdict.SLOWER: ('#c62828', 'X', 'SLOWER / FLAGGED'),
-    verdict.FLAGGED: ('#c62828', 'X', 'SLOWER / FLAGGED'),
-    verdict.FASTER: ('#1565c0', '^', 'FASTER'),
-    verdict.DISTURBED: ('#ef6c00', 'D', 'DISTURBED'),
-    verdict.INCONCLUSIVE: ('#f9a825', 's', 'INCONCLUSIVE'),
-    verdict.NO_REFERENCE: ('#546e7a', 'o', 'no reference'),
+    kind: (verdictcolours.colour(kind), marker, label)
+    for kind, marker, label in (
+        (verdict.PASS, 'o', 'pass'),
+        (verdict.SLOWER, 'X', 'SLOWER / FLAGGED'),
+        (verdict.FLAGGED, 'X', 'SLOWER / FLAGGED'),
+        (verdict.FASTER, '^', 'FASTER'),
+        (verdict.DISTURBED, 'D', 'DISTURBED'),
+        (verdict.INCONCLUSIVE, 's', 'INCONCLUSIVE'),
+        (verdict.NO_REFERENCE, 'o', 'no reference'),
+    )
 }
 
 #: Series drawn in one `clusterbench trend` figure; the CSV has them all.

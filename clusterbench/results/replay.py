@@ -11,7 +11,7 @@ only files inside the session directory are read.
 
 import os
 
-from clusterbench.core import inputfile
+from clusterbench.core import disturbance, inputfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.parsers import cgsolver, hpcc
@@ -159,7 +159,7 @@ def _replay_report(report, references, loaded):
                     unit,
                     *(ref[:3] if ref else (None, None, None)),
                     None,
-                    disturbed=case.get('disturbed') or None,
+                    disturbed=disturbance.read(case) or None,
                     origin=retries.noted(Origin(), tries, case)
                     if id(case) in tries
                     else None,

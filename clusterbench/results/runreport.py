@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from clusterbench.core import controlchars, inputfile
+from clusterbench.core import controlchars, disturbance, inputfile
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import verdict
 from clusterbench.results import retries
@@ -227,7 +227,7 @@ def extract(data, path):
                 )
             )
             continue
-        disturbed = case.get('disturbed') or None
+        disturbed = disturbance.read(case) or None
         origin = retries.noted(origin_of(data, case), tries, case)
         for key, values in (case.get('perfvalues') or {}).items():
             # A figure without a value is missing, never zero.

@@ -38,10 +38,11 @@ def collect(report_paths, left_out=None):
                     and case.get('fail_phase') != 'performance'
                 ):
                     continue
-                if case.get('disturbed'):
+                broke = disturbed.of_case(case)
+                if broke:
                     # Its conditions broke the thresholds: not a measurement.
                     figures = len(case.get('perfvalues') or {}) or 1
-                    left_out.add(case['disturbed'], session, figures)
+                    left_out.add(broke, session, figures)
                     continue
                 index = tuple(case.get('reference_index') or ())
                 key = tuple(index_value(case, name) for name in index)

@@ -13,6 +13,7 @@ why. Without ``-v``, one line (:func:`digest`) says what there is.
 import textwrap
 
 from clusterbench.bench import profile
+from clusterbench.core import disturbance
 from clusterbench.machine import hwinfo
 from clusterbench.noisyhost import conditions
 from clusterbench.results import runreport
@@ -52,11 +53,7 @@ def _gather(report_paths):
 def digest(report_paths):
     """One line: what :func:`sections` would show ('' if nothing)."""
     profiles, nodes, _, no_energy, runs = _gather(report_paths)
-    disturbed = sum(
-        1
-        for _, measured in runs
-        if isinstance(measured, dict) and measured.get('disturbed')
-    )
+    disturbed = sum(1 for _, measured in runs if disturbance.of_conditions(measured))
     parts = []
     if runs:
         parts.append(

@@ -37,32 +37,123 @@ _TYPE_NAMES = {
 }
 _NUMBER = (int, float)
 
-#: The keys of a partition's ``extras``.
+
+def _key(types, meaning, default=None):
+    """A field of :class:`PartitionSpec` that is an ``extras`` key."""
+    metadata = {'key': Key(types, meaning)}
+    if isinstance(default, (dict, list)):
+        return dataclasses.field(
+            default_factory=lambda: type(default)(default), metadata=metadata
+        )
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionSpec:
+    """What a partition's ``extras`` say, typed, with their defaults: built
+    and validated once per partition (:meth:`of`); code reads a partition's
+    keys here, never from its ``extras``. A key ``None`` was not declared."""
+
+    #: The partition's name (``system:partition`` of a ReFrame partition).
+    name: str = ''
+    #: The whole ``extras``, for helpers below this layer that take them.
+    extras: dict = dataclasses.field(default_factory=dict)
+    acceptance: dict = _key(
+        (dict,), 'what every node and link must do (docs/acceptance.md)', {}
+    )
+    conditions: dict = _key(
+        (dict,), 'noisy-host thresholds, older place (use noisy_host)', {}
+    )
+    cpu_kind: str = _key((str,), 'the machine kind references are indexed by')
+    exclusive: bool = _key((bool,), 'False lets benchmark jobs share nodes', True)
+    gres: str = _key((str,), "Slurm generic resources (written by 'site init')")
+    link: dict = _key((dict,), 'the interconnect link: rate_gbps, encoding, width')
+    link_peak_mbs: float = _key(_NUMBER, 'the link peak in MB/s (instead of link)')
+    llc_bytes: int = _key((int,), 'the last-level cache per node, bytes')
+    mem_per_node: int = _key((int,), 'memory per node, bytes')
+    noisy_host: object = _key(
+        (bool, dict),
+        'the noisy-host profile: True or thresholds (docs/noisy-host.md)',
+        False,
+    )
+    nodes: list = _key((list,), "the partition's node names")
+    num_nodes: int = _key((int,), 'how many nodes the partition has')
+    omp_places: str = _key((str,), "OMP_PLACES of STREAM (default 'cores')", 'cores')
+    omp_proc_bind: str = _key(
+        (str,), "OMP_PROC_BIND of STREAM (default 'spread')", 'spread'
+    )
+    pcie: dict = _key((dict,), 'the PCIe slot of the network card: gen, lanes')
+    pcie_peak_mbs: float = _key(_NUMBER, 'the PCIe slot peak in MB/s (instead of pcie)')
+    peak_gflops_per_node: float = _key(
+        _NUMBER, "the node's double-precision peak, GFLOP/s"
+    )
+    portable_bands: dict = _key(
+        (dict,), 'bands of portable figures for this partition', {}
+    )
+    spack_env: str = _key((str,), "the partition's Spack environment directory")
+    # ReFrame adds these two to every partition's extras when it loads one;
+    # the scheduler is the partition's own (a config entry's too).
+    scheduler: str = _key((str,), "the scheduler's name (ReFrame sets it)", '')
+    launcher: str = _key((str,), "the launcher's name (ReFrame sets it)")
+
+    @property
+    def runs_here(self):
+        """Whether the partition's jobs run on this host (``local``)."""
+        return self.scheduler == 'local'
+
+    @classmethod
+    def of(cls, partition, source=None):
+        """The spec of *partition*: a ReFrame partition (built once, kept
+        for the session), or a partition entry of a site config (a dict).
+        A bad key is one line naming *source* (ReFrame's: its config file)."""
+        if isinstance(partition, dict):
+            name = partition.get('name')
+            return _build(
+                name,
+                name,
+                partition.get('extras'),
+                partition.get('scheduler'),
+                source,
+            )
+        kept = _BUILT.get(id(partition))
+        if kept is None or kept[0] is not partition:
+            spec = _build(
+                partition.name,
+                partition.fullname,
+                partition.extras,
+                partition.scheduler.registered_name,
+                source or _config_file(),
+            )
+            kept = _BUILT[id(partition)] = (partition, spec)
+        return kept[1]
+
+
+#: The specs of the session's ReFrame partitions (id -> (partition, spec)).
+_BUILT = {}
+
+
+def _config_file():
+    from reframe.core import runtime
+
+    return runtime.runtime().site_config.sources[-1]
+
+
+def _build(name, fullname, extras, scheduler, source):
+    extras = dict(extras or {})
+    check_partition(name, extras, source)
+    given = {
+        k: v for k, v in extras.items() if k not in ('scheduler', 'name', 'extras')
+    }
+    return PartitionSpec(
+        name=fullname or '', extras=extras, scheduler=scheduler or '', **given
+    )
+
+
+#: The keys of a partition's ``extras``: the keyed fields of PartitionSpec.
 PARTITION = {
-    'acceptance': Key((dict,), 'what every node and link must do (docs/acceptance.md)'),
-    'conditions': Key((dict,), 'noisy-host thresholds, older place (use noisy_host)'),
-    'cpu_kind': Key((str,), 'the machine kind references are indexed by'),
-    'exclusive': Key((bool,), 'False lets benchmark jobs share nodes'),
-    'gres': Key((str,), "Slurm generic resources (written by 'site init')"),
-    'link': Key((dict,), 'the interconnect link: rate_gbps, encoding, width'),
-    'link_peak_mbs': Key(_NUMBER, 'the link peak in MB/s (instead of link)'),
-    'llc_bytes': Key((int,), 'the last-level cache per node, bytes'),
-    'mem_per_node': Key((int,), 'memory per node, bytes'),
-    'noisy_host': Key(
-        (bool, dict), 'the noisy-host profile: True or thresholds (docs/noisy-host.md)'
-    ),
-    'nodes': Key((list,), "the partition's node names"),
-    'num_nodes': Key((int,), 'how many nodes the partition has'),
-    'omp_places': Key((str,), "OMP_PLACES of STREAM (default 'cores')"),
-    'omp_proc_bind': Key((str,), "OMP_PROC_BIND of STREAM (default 'spread')"),
-    'pcie': Key((dict,), 'the PCIe slot of the network card: gen, lanes'),
-    'pcie_peak_mbs': Key(_NUMBER, 'the PCIe slot peak in MB/s (instead of pcie)'),
-    'peak_gflops_per_node': Key(_NUMBER, "the node's double-precision peak, GFLOP/s"),
-    'portable_bands': Key((dict,), 'bands of portable figures for this partition'),
-    'spack_env': Key((str,), "the partition's Spack environment directory"),
-    # ReFrame adds these two to every partition's extras when it loads one.
-    'scheduler': Key((str,), "the scheduler's name (ReFrame sets it)"),
-    'launcher': Key((str,), "the launcher's name (ReFrame sets it)"),
+    f.name: f.metadata['key']
+    for f in dataclasses.fields(PartitionSpec)
+    if 'key' in f.metadata
 }
 
 #: The keys of a programming environment's ``extras``.
@@ -83,7 +174,7 @@ def runs_here(partition):
     run report's test case also has ``scheduler``)."""
     if isinstance(partition, dict):
         return partition.get('scheduler') == 'local'
-    return partition.scheduler.registered_name == 'local'
+    return PartitionSpec.of(partition).runs_here
 
 
 def problem(extras, registry):

@@ -1,6 +1,7 @@
 """``clusterbench site init``: a site configuration generated from the cluster.
 
-Reads Slurm (partitions, nodes, MPI plugins), the programming environments
+Reads the scheduler (partitions, nodes, MPI plugins;
+:mod:`clusterbench.site.scheduler`: Slurm), the programming environments
 (modules, else the MPI wrappers on PATH; :mod:`clusterbench.site.sitefacts`)
 and asks one node per partition for its processor, CPU kind and whether two
 nodes are one host (:mod:`clusterbench.site.nodeprobe`); writes
@@ -21,7 +22,8 @@ import textwrap
 
 from clusterbench.core import outputpath, scriptnames
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.site import benchfind, nodeprobe, sitefacts, spackskeleton
+from clusterbench.site import benchfind, nodeprobe, scheduler, sitefacts, spackskeleton
+from clusterbench.site.pysource import Code, Note, comment_lines, render, todo_lines
 from clusterbench.site.sitefacts import Todo
 
 #: The tiny check that validates a generated configuration on each partition.
@@ -40,62 +42,6 @@ VALIDATION = [
     '--max-retries',
     '2',
 ]
-
-
-class Code(str):
-    """Python source written as is into the generated file."""
-
-
-class Note:
-    """A value of a dict written after a comment that says why."""
-
-    def __init__(self, comment, value):
-        self.comment = comment
-        self.value = value
-
-
-def render(value, indent=0):
-    """*value* as Python source; a Todo inside a dict or list is a comment."""
-    pad = ' ' * (indent + 4)
-    if isinstance(value, Code):
-        return str(value).replace('\n', '\n' + ' ' * indent)
-    if isinstance(value, dict):
-        lines = ['{']
-        for key, item in value.items():
-            if isinstance(item, Todo):
-                lines += _todo(f'{key}: {item.reason}', pad)
-            elif isinstance(item, Note):
-                lines += _comment(item.comment, pad)
-                lines.append(f'{pad}{key!r}: {render(item.value, indent + 4)},')
-            else:
-                lines.append(f'{pad}{key!r}: {render(item, indent + 4)},')
-        return '\n'.join([*lines, ' ' * indent + '}'])
-    if isinstance(value, list):
-        if all(type(v) in (str, int, float) for v in value) and len(repr(value)) < 60:
-            return repr(value)
-        lines = ['[']
-        for item in value:
-            if isinstance(item, Todo):
-                lines += _todo(item.reason, pad)
-            else:
-                lines.append(f'{pad}{render(item, indent + 4)},')
-        return '\n'.join([*lines, ' ' * indent + ']'])
-    return repr(value)
-
-
-def _todo(text, pad):
-    return textwrap.wrap(
-        f'TODO: {text}',
-        width=88,
-        initial_indent=f'{pad}# ',
-        subsequent_indent=f'{pad}#   ',
-    )
-
-
-def _comment(text, pad):
-    return textwrap.wrap(
-        text, width=88, initial_indent=f'{pad}# ', subsequent_indent=f'{pad}# '
-    )
 
 
 def processor(part, detected):
@@ -178,7 +124,7 @@ def _environ_code(env, system, plugin, device=None):
         # Done, not to do: a plain comment.
         found = ', '.join([*env.features, *env.extras])
         remark += '\n'.join(
-            _comment(
+            comment_lines(
                 f'{found}: installed for {env.mpi}, found by clusterbench site '
                 f'init (docs/systems.md, "Enabling HPCC, NetPIPE, OSU, IMB and '
                 f'NPB on a generated config")',
@@ -205,7 +151,7 @@ def _environ_code(env, system, plugin, device=None):
     if env.kind == 'debian' and isinstance(env.blas, Todo):
         notes.append('common.py declares OpenBLAS for this environment')
     body = ''.join(f'    {k}={render(v, 4)},\n' for k, v in args.items())
-    todo = ''.join(f'{line}\n' for note in notes for line in _todo(note, ''))
+    todo = ''.join(f'{line}\n' for note in notes for line in todo_lines(note, ''))
     return Code(f'{remark}{todo}{builder}(\n{body})')
 
 
@@ -405,7 +351,7 @@ def listed(names, most=LISTED):
 def _plugin(env, plugins):
     if isinstance(env.mpi, Todo):
         return env.mpi
-    return sitefacts.plugin_for(env.mpi, plugins)
+    return scheduler.named('slurm').plugin_for(env.mpi, plugins)
 
 
 def todo_count(text):
@@ -432,7 +378,8 @@ SLURM_ONLY = (
 def init(args, out=sys.stdout):
     """Write the configuration and the Spack skeleton of ``args.system``;
     return the path of the configuration and the partitions it names."""
-    if args.scheduler != 'slurm':
+    reads = scheduler.named(args.scheduler)
+    if reads is None:
         raise ClusterbenchError(f'--scheduler {args.scheduler}: {SLURM_ONLY}')
     scriptnames.check('name', args.system, '--system')
     for option in args.access:
@@ -450,7 +397,7 @@ def init(args, out=sys.stdout):
         outputpath.check(path)  # too long, or under a file: before any command
         if os.path.exists(path) and not args.force:
             raise ClusterbenchError(f'{path}: exists; not overwritten (use --force)')
-    partitions = sitefacts.slurm_partitions()
+    partitions = reads.partitions()
     if isinstance(partitions, Todo):
         raise ClusterbenchError(
             f'cannot read the cluster: {partitions.reason} ({SLURM_ONLY})'
@@ -458,7 +405,7 @@ def init(args, out=sys.stdout):
     if not partitions:
         raise ClusterbenchError('Slurm shows no partition')
     modules_system, environs = sitefacts.environs()
-    plugins = sitefacts.mpi_plugins()
+    plugins = reads.mpi_plugins()
     # Before anything runs (srun --partition=) or is written.
     check_names(partitions, environs, plugins)
     for part in partitions:

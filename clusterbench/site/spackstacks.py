@@ -6,6 +6,7 @@ compiler and BLAS, and the module versions the environments pin.
 import os
 import re
 
+from clusterbench.site.contract import PartitionSpec
 from clusterbench.site.spackmanifest import (
     COMPILER_LANGUAGES,
     ENVS_ROOT,
@@ -149,7 +150,7 @@ def _configured(configs, root, project):
                         system['name'],
                         part['name'],
                         environ,
-                        part.get('extras'),
+                        PartitionSpec.of(part, source).extras,
                         root,
                         project,
                     )

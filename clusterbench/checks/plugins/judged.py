@@ -24,7 +24,7 @@ from reframe.core.builtins import run_after, run_before
 from reframe.core.exceptions import ReframeError
 from reframe.core.runtime import runtime
 
-from clusterbench.checks.plugins import jobstate
+from clusterbench.checks.plugins import jobstate, skipreason
 from clusterbench.checks.plugins.references import ExternalReferences
 from clusterbench.checks.plugins.runconditions import RunConditions, resources_of
 from clusterbench.checks.plugins.verifiedoutput import VerifiedOutput
@@ -43,7 +43,7 @@ def site_contract_problem():
         source = runtime().site_config.sources[-1]
         try:
             for part in system.partitions:
-                contract.check_partition(part.name, part.extras, source)
+                contract.PartitionSpec.of(part, source)
                 for environ in part.environs:
                     contract.check_environment(environ.name, environ.extras, source)
             _CONTRACT[id(system)] = ''
@@ -55,6 +55,10 @@ def site_contract_problem():
 class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
     """Verified figures judged against external references, where the run's
     conditions allow it."""
+
+    # A skip keeps its reason in the run report (plugins/skipreason.py).
+    skip_reason = skipreason.skip_reason
+    skip = skipreason.skip
 
     def reference_host_probe(self):
         return self.host_probe_of_references()
@@ -77,7 +81,8 @@ class JudgedCheck(VerifiedOutput, ExternalReferences, RunConditions):
         # on a cluster, whole nodes unless the partition's extras say
         # 'exclusive': False (docs/systems.md, "Exclusive nodes").
         part = self.current_partition
-        if not contract.runs_here(part) and part.extras.get('exclusive', True):
+        spec = contract.PartitionSpec.of(part)
+        if not spec.runs_here and spec.exclusive:
             self.exclusive_access = True
 
     @run_before('sanity')

@@ -114,7 +114,7 @@ class ExternalReferences(rfm.RegressionTestPlugin):
             'num_sockets': proc.num_sockets,
         }
         self.environ_extras = dict(self.current_environ.extras)
-        kind = self.current_partition.extras.get('cpu_kind')
+        kind = contract.PartitionSpec.of(self.current_partition).cpu_kind
         if not kind and contract.runs_here(self.current_partition):
             kind = hwinfo.cpu_kind_of_file()
         self.cpu_kind = str(kind or UNKNOWN_KIND)

@@ -34,7 +34,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import loggable, run_before, variable
 from reframe.core.logging import getlogger
 
-from clusterbench.core import figures
+from clusterbench.core import disturbance, figures
 from clusterbench.judging import verdict, vocabulary
 from clusterbench.noisyhost import conditions, hostprobe, quiet, sessionvars, switch
 from clusterbench.site import contract
@@ -114,7 +114,8 @@ class RunConditions(rfm.RegressionTestPlugin):
     run_conditions = variable(typ.Dict[str, object], value={})
     #: The identity of the node that ran the launcher (kept in the report).
     machine_identity = variable(typ.Dict[str, object], value={})
-    #: '' or what the run broke: "steal 18 %, ranks' CPU share 71 %".
+    #: '' or what the run broke (a core.disturbance.Disturbed: its words,
+    #: "steal 18 %, ranks' CPU share 71 %", and the data they come from).
     disturbed = variable(str, value='')
 
     def _runs_here(self):
@@ -172,6 +173,8 @@ class RunConditions(rfm.RegressionTestPlugin):
                 found, limits, self.reference_host_probe
             )
         found['disturbed'] = self.disturbed
+        # The data its words come from: what readers of the report judge by.
+        found['disturbance'] = disturbance.records(self.disturbed)
         self.run_conditions = found
 
     def reference_host_probe(self):

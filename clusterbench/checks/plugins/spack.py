@@ -1,9 +1,11 @@
 """Build a check's benchmark through ReFrame's Spack build system.
 
-:class:`SpackBuilt` is a mixin for any ``rfm.RegressionTest`` whose benchmark
-is a Spack package. With ``-S build_mode=spack`` the benchmark is built from
-the committed environment of the partition's programming environment
-(``spack_envs/``, see :mod:`clusterbench.site.spackenv`):
+:class:`SpackBuild` builds any ``rfm.RegressionTest`` whose benchmark is a
+Spack package; a check reaches it through
+:class:`clusterbench.checks.provisioning.Provisioned`, which decides whether
+Spack builds (its ``source`` names the package). With ``-S build_mode=spack``
+the benchmark is built from the committed environment of the partition's
+programming environment (``spack_envs/``, see :mod:`clusterbench.site.spackenv`):
 
 - which ``spack_envs/``: ``-S spack_envs_root=DIR``, else the one
   `clusterbench spack-envs` checks (``./spack_envs`` if there is one, else
@@ -31,17 +33,12 @@ and says so in one line; one that has none is skipped with one line. With the
 default ``build_mode=offline`` a check without an offline provider is not
 generated at all: it belongs to Spack sessions only.
 
-A check using the mixin sets ``spack_package`` and ``spack_executable``, may
-declare parameters ``mpi`` and ``blas`` (``compiler`` comes with the mixin),
-and implements :meth:`SpackBuilt.offline_build` if it has an offline
-provider.
-
-The parts, for checks that decide differently when to use Spack (NPB's build
-fixture, which has several providers): :class:`SpackBuild` is the build
-itself (:meth:`SpackBuild.spack_build`) with its lock check and loggable
-variables (:class:`BuildProvenance`); :class:`StackParameters` makes
-``compiler`` (and ``mpi``/``blas`` where declared) test parameters matched
-against the programming environments' extras.
+:class:`SpackBuild` is the build itself (:meth:`SpackBuild.spack_build`)
+with its lock check and loggable variables (:class:`BuildProvenance`);
+:func:`select_stack` runs a test with ``compiler`` (and ``mpi``/``blas``
+where declared) parameters in the programming environments whose extras
+declare them (NPB's run check, which builds in a fixture of its own
+providers, takes it as :class:`StackParameters`).
 """
 
 import os
@@ -51,11 +48,9 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import ReframeError
-from reframe.core.logging import getlogger
 
-from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.writablestage import stage_sources_writable
-from clusterbench.checks.shell import plain_path, prepend_path, quote, quote_all, words
+from clusterbench.checks.shell import plain_path, prepend_path, quote_all, words
 from clusterbench.core import paths
 from clusterbench.site import spackenv, stacknames
 
@@ -102,12 +97,13 @@ class BuildProvenance(rfm.RegressionTestPlugin):
     spack_lock_sha256 = variable(str, value='')
 
 
-class SpackBuild(RecordedSkip, BuildProvenance):
+class SpackBuild(BuildProvenance):
     """Building the check's ``spack_package`` from the partition's environment.
 
     The variables, the build and the after-build lock check; no hooks that
-    decide *whether* to build with Spack (that is :class:`SpackBuilt`, or a
-    check's own choice, as NPB's fixture makes among its providers).
+    decide *whether* to build with Spack (that is the check's
+    :class:`clusterbench.checks.provisioning.Provisioned`, or NPB's fixture,
+    which chooses among its own providers).
     """
 
     #: ``offline`` (the default: the offline providers) or ``spack``.
@@ -261,70 +257,24 @@ class SpackBuild(RecordedSkip, BuildProvenance):
         self.spack_lock_sha256 = lock.sha256
 
 
+def select_stack(test):
+    """Run *test* only in the programming environments whose extras declare
+    its ``compiler`` (and ``mpi``/``blas`` where it declares them)."""
+    wanted = [f'%compiler={test.compiler}']
+    if getattr(test, 'mpi', None):
+        wanted = ['+mpi', f'%mpi={test.mpi}', *wanted]
+    if getattr(test, 'blas', None):
+        wanted.append(f'%blas={test.blas}')
+    test.valid_prog_environs = [' '.join(wanted)]
+
+
 class StackParameters(rfm.RegressionTestPlugin):
     """The software stack as test parameters: ``compiler``, and ``mpi`` /
-    ``blas`` where the check declares them.
-
-    A test runs only in the programming environments whose extras declare
-    that stack, so each combination has its own references.
-    """
+    ``blas`` where the check declares them (:func:`select_stack`)."""
 
     #: The compiler (the programming environment's ``extras.compiler``).
     compiler = parameter(COMPILERS)
 
     @run_after('init')
     def _select_stack(self):
-        wanted = [f'%compiler={self.compiler}']
-        if getattr(self, 'mpi', None):
-            wanted = ['+mpi', f'%mpi={self.mpi}', *wanted]
-        if getattr(self, 'blas', None):
-            wanted.append(f'%blas={self.blas}')
-        self.valid_prog_environs = [' '.join(wanted)]
-
-
-class SpackBuilt(StackParameters, SpackBuild):
-    """A check whose benchmark is built by Spack or by its offline provider."""
-
-    #: The benchmark's executable once the package is loaded.
-    spack_executable = variable(str)
-    #: What the offline provider is, for the fallback message ('' if none).
-    offline_provider = variable(str, value='')
-
-    @run_after('init')
-    def _spack_sessions_only(self):
-        self.check_build_mode()
-        if self.build_mode == 'offline' and not self.offline_provider:
-            # Nothing to build offline: this check exists in Spack sessions.
-            self.valid_systems = []
-
-    def offline_build(self):
-        """Set up the build from the offline provider (checks that have one)."""
-        raise ReframeError(f'{self.name}: no offline provider')
-
-    @run_after('setup')
-    def _choose_build(self):
-        if self.build_mode == 'offline':
-            self.build_provider = 'offline'
-            self.offline_build()
-            return
-        spack = find_spack()
-        if spack is None:
-            if not self.offline_provider:
-                self.skip(
-                    f'spack not on PATH (nor $CLUSTERBENCH_SPACK): '
-                    f'{self.spack_package} is built only through Spack'
-                )
-            getlogger().warning(
-                f'{self.display_name}: spack not on PATH (nor $CLUSTERBENCH_SPACK): '
-                f'falling back to the offline provider, {self.offline_provider}'
-            )
-            self.build_provider = 'offline (spack not on PATH)'
-            self.offline_build()
-            return
-        rel = self.spack_build(spack)
-        spec = self.spack_spec
-        self.prerun_cmds = [
-            f'eval `spack -e {quote(rel)} load --sh {words(spec)}`',
-            *self.prerun_cmds,
-        ]
-        self.executable = quote(self.spack_executable)
+        select_stack(self)
