@@ -64,7 +64,9 @@ class Part:
         registered_name = 'slurm'
 
     def __init__(self, nodes, features=('multinode',)):
-        self.extras = {'num_nodes': nodes}
+        self.name = f'p{nodes}'
+        self.fullname = f'sys:p{nodes}'
+        self.extras = {} if nodes is None else {'num_nodes': nodes}
         self.features = list(features)
 
 

@@ -64,7 +64,10 @@ def verify(text, source='cgsolver output', **expected):
 #: The 27-point stencil reuses more of its vector from cache than the
 #: 7-point: the bytes model credits each entry once, while the kernel spends
 #: more of its time on the 27 reads of it from cache (and its multiply-adds),
-#: so it streams below the triad rate, on Zen 4 more so than on Intel.
+#: so it streams below the triad rate, on Zen 4 more so than on Intel. The
+#: figures below are the CSR kernel's; the chunked SpMV (src/cgsolver/
+#: chunks.h) reads 81-106 % on AMD-25-17 (evaluation/README.md, issue 43),
+#: inside the band, whose floor stays where the stored sessions put it.
 _STENCIL27_TRIAD_BAND = Band(
     40.0,
     140.0,

@@ -134,8 +134,13 @@ _BUILT = {}
 
 def _config_file():
     from reframe.core import runtime
+    from reframe.core.exceptions import ReframeFatalError
 
-    return runtime.runtime().site_config.sources[-1]
+    try:
+        return runtime.runtime().site_config.sources[-1]
+    except ReframeFatalError:
+        # Outside a ReFrame session: a partition object made by hand.
+        return 'the ReFrame configuration'
 
 
 def _build(name, fullname, extras, scheduler, source):
