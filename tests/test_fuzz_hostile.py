@@ -33,7 +33,6 @@ import pytest
 from badinput import assert_line
 from conftest import PROJECT, fixtures_required
 from hostile import (
-    DEEP,
     REFERENCE_FILES,
     Hostile,
     consistent_provenance,
@@ -41,10 +40,10 @@ from hostile import (
     hostile_reports,
     laughs,
     provenance_of,
-    to_json,
     valid_report,
     valid_text,
 )
+from hostile_trees import DEEP, to_json
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as seeded
 from hypothesis import strategies as st

@@ -17,7 +17,8 @@ import argparse
 import json
 
 import pytest
-from hostile import SCALARS, VALUES, Hostile, a_path, at, replaced, to_json
+from hostile import Hostile
+from hostile_trees import SCALARS, VALUES, a_path, at, replaced, to_json
 from hypothesis import given
 from hypothesis import strategies as st
 from test_bad_inputs_round4_ab import ab_session

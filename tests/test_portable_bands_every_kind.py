@@ -301,7 +301,8 @@ def test_an_o0_solver_on_emerald_rapids_is_flagged_on_both_stencils(tmp_path):
     (data,) = [d for kind, i, d in data if kind == 'Intel-6-207' and i == 0 and any(
         'job_triad_efficiency' in k for c in runreport.cases(d)
         for k in c['perfvalues'])]  # fmt: skip
-    # As measured there (evaluation/README.md): 51 % 7-point, 35 % 27-point.
+    # As measured there (evaluation/measured/cg-2026-11-24.md): 51 % 7-point,
+    # 35 % 27-point.
     _set(data, 'job_triad_efficiency', 51.0, _stencil(7))
     _set(data, 'job_triad_efficiency', 35.0, _stencil(27))
     rows, code = compare(tmp_path, data)

@@ -11,7 +11,7 @@ import time
 import pytest
 from rfm import captured
 
-from clusterbench.testcluster import cluster, faults, testing
+from clusterbench.testcluster import cluster, faults, teardown, testing
 
 REASON = testing.unavailable()
 pytestmark = [
@@ -29,7 +29,7 @@ def cli(*args, env=None, timeout=120):
 
 
 def nothing_left():
-    assert cluster.remaining() == []
+    assert teardown.remaining() == []
     assert not [n for n in os.listdir('/sys/class/net') if n.startswith('cbbox')]
     assert not os.path.exists('/run/netns') or not [
         n for n in os.listdir('/run/netns') if n.startswith('cbbox')

@@ -66,8 +66,9 @@ def _circle(graph):
 
 def test_no_import_circle_among_the_test_cluster_modules():
     graph = _graph()
-    assert {'cluster', 'faults', 'procs', 'slurm'} <= set(graph)
-    assert 'faults' in graph['cluster']
+    assert {'cluster', 'faults', 'procs', 'slurm', 'teardown'} <= set(graph)
+    assert 'teardown' in graph['cluster']
+    assert 'faults' in graph['teardown']
     assert _circle(graph) is None, ' -> '.join(_circle(graph))
 
 

@@ -9,7 +9,7 @@ import sys
 
 from clusterbench.cli import numbers
 from clusterbench.core.errors import ClusterbenchError, parse_and_run
-from clusterbench.testcluster import cluster, faults
+from clusterbench.testcluster import cluster, faults, teardown
 
 
 def _up(args):
@@ -18,7 +18,7 @@ def _up(args):
 
 
 def _down(args):
-    _, leftovers = cluster.down(args.run_dir, out=sys.stdout)
+    _, leftovers = teardown.down(args.run_dir, out=sys.stdout)
     return 1 if leftovers else 0
 
 

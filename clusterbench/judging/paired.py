@@ -35,14 +35,14 @@ def block_order(block):
 
 #: A block with a DISTURBED leg is measured again, at the end: up to this
 #: many blocks in all for each block asked for. Steal comes in bursts on a
-#: shared host (evaluation/README.md, "DISTURBED legs measured again"); a
-#: burst longer than the session leaves its blocks out, and the verdict says
-#: what the blocks kept could resolve.
+#: shared host (evaluation/measured/ab-study.md, "DISTURBED legs measured
+#: again"); a burst longer than the session leaves its blocks out, and the
+#: verdict says what the blocks kept could resolve.
 MAX_BLOCKS_FACTOR = 2
 #: With a resolution asked for (``ab --resolve``), blocks go on until every
 #: figure resolves it, up to this many blocks in all for each block asked for:
 #: two ranks on a noisy day needed three times the blocks of a quiet one
-#: (evaluation/README.md, "Blocks until resolved").
+#: (evaluation/measured/ab-study.md, "Blocks until resolved").
 RESOLVE_BLOCKS_FACTOR = 4
 
 
@@ -75,8 +75,8 @@ def unresolved(rows, resolve):
 
 #: The interval's confidence. One A/B run judges dozens of figures: at 95 %,
 #: a run of 40 unchanged figures would report two changes on average, and
-#: A/A runs on a noisy VM found 7.5 % at 95 % (evaluation/README.md, "Paired
-#: A/B"). Eight blocks at 99 % resolve what five did at 95 %.
+#: A/A runs on a noisy VM found 7.5 % at 95 % (evaluation/measured/ab-study.md).
+#: Eight blocks at 99 % resolve what five did at 95 %.
 CONFIDENCE = 0.99
 #: The verdict of a figure whose interval includes 1.
 NO_DIFFERENCE = verdict.Kind.UNRESOLVED

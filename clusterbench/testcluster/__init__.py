@@ -3,7 +3,8 @@
 ``clusterbench testcluster up --nodes 2`` brings it up in seconds,
 ``status`` shows it, ``fault`` injects the faults acceptance must catch, and
 ``down`` tears it down, leaving no process, namespace, cgroup or file behind.
-See :mod:`clusterbench.testcluster.cluster` and ``site_configs/box.py``.
+See :mod:`clusterbench.testcluster.cluster` (bring-up),
+:mod:`clusterbench.testcluster.teardown` and ``site_configs/box.py``.
 """
 
 from clusterbench.testcluster.cluster import (
@@ -12,12 +13,11 @@ from clusterbench.testcluster.cluster import (
     PARTITION,
     BringUpError,
     State,
-    down,
     node_states,
-    remaining,
     status,
     up,
 )
+from clusterbench.testcluster.teardown import down, remaining
 
 __all__ = [
     'CLUSTER',

@@ -1,4 +1,4 @@
-"""Bring-up, status and teardown of the test cluster.
+"""Bring-up and status of the test cluster.
 
 A real Slurm 22.05 cluster on this machine: munged, MariaDB, slurmdbd and
 slurmctld in the root namespace, and one slurmd per node, each in a network
@@ -6,43 +6,39 @@ namespace of its own with its own address on a bridge, so that MPI between
 nodes crosses a (virtual) network over TCP. Each slurmd is pinned to a core.
 
 Everything the cluster creates is recorded, as it is created, in
-``state.json`` of the run directory, so that :func:`down` removes exactly
-that, even after a bring-up that failed half-way: the processes it started
-(checked by PID *and* start time, never by name) and what they started in the
-nodes' namespaces, the namespaces, veths and bridge, the cgroups of injected
-faults, and the run directory itself.
+``state.json`` of the run directory, so that
+:func:`clusterbench.testcluster.teardown.down` removes exactly that, even
+after a bring-up that failed half-way: the processes it started (checked by
+PID *and* start time, never by name) and what they started in the nodes'
+namespaces, the namespaces, veths and bridge, the cgroups of injected faults,
+and the run directory itself.
 """
 
-import contextlib
 import os
 import pwd
 import shutil
 import socket
 import string
-import subprocess
 import time
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.testcluster import faults
-from clusterbench.testcluster.procs import (
-    BringUpError,
-    Starter,
-    alive,
-    is_zombie,
-    kill_netns_processes,
-    last_error,
-    stop_processes,
+from clusterbench.testcluster.network import (
+    BRIDGE,
+    HOST_ADDR,
+    create,
+    netns_name,
+    node_addr,
+    our_netns,
+    veth_name,
 )
+from clusterbench.testcluster.procs import BringUpError, Starter, alive, last_error
 from clusterbench.testcluster.slurm import node_states, start_slurmd
-from clusterbench.testcluster.state import DEFAULT_RUN_DIR, STATE_FILE, State, locked
+from clusterbench.testcluster.state import DEFAULT_RUN_DIR, State, locked
+from clusterbench.testcluster.teardown import tear_down
 
 #: The run directory (state, configuration, logs, spool) unless told otherwise.
 CLUSTER = 'box'
 PARTITION = 'compute'
-SUBNET = '10.99.0'
-HOST_ADDR = f'{SUBNET}.1'
-BRIDGE = 'cbbox0'
-NETNS_PREFIX = 'cbbox-'
 CTLD_PORT = 16817
 DBD_PORT = 16819
 SLURMD_BASE_PORT = 17000
@@ -73,42 +69,8 @@ def node_name(index):
     return f'n{index}'
 
 
-def node_addr(index):
-    return f'{SUBNET}.{10 + index}'
-
-
-def netns_name(name):
-    return f'{NETNS_PREFIX}{name}'
-
-
-def veth_name(name):
-    """The root-namespace end of a node's veth (its namespace end is eth0)."""
-    return f'{NETNS_PREFIX}{name}'
-
-
 # --------------------------------------------------------------------------
 # Bring-up.
-
-
-def _run(cmd, what, env=None, timeout=30, input=None):
-    try:
-        proc = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=timeout,
-            input=input,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise BringUpError(f'{what}: timed out after {timeout} s') from None
-    if proc.returncode:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise BringUpError(
-            f'{what}: {detail[-1] if detail else f"exit code {proc.returncode}"}'
-        )
-    return proc.stdout
 
 
 def _port_free(port, addr='0.0.0.0'):
@@ -161,7 +123,7 @@ def preflight(nodes, run_dir=DEFAULT_RUN_DIR):
             f'recorded in {run_dir}?); `clusterbench testcluster down` '
             f'removes it'
         )
-    taken = _our_netns()
+    taken = our_netns()
     if taken:
         raise BringUpError(
             f'network namespace(s) {", ".join(taken)} already exist; '
@@ -174,13 +136,6 @@ def preflight(nodes, run_dir=DEFAULT_RUN_DIR):
             f'TCP port(s) {", ".join(map(str, busy))} in use (slurmctld, slurmdbd '
             f'of the test cluster need them)'
         )
-
-
-def _our_netns():
-    try:
-        return sorted(n for n in os.listdir('/run/netns') if n.startswith(NETNS_PREFIX))
-    except FileNotFoundError:
-        return []
 
 
 def _host_memory_mb():
@@ -197,39 +152,6 @@ def _write_template(name, dest, mode, **values):
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     with os.fdopen(fd, 'w') as f:
         f.write(text)
-
-
-def _network(state, nodes):
-    """The bridge and one namespace per node, recorded as they are made."""
-    created = state.setdefault('network', {'bridge': None, 'netns': []})
-    _run(['ip', 'link', 'add', BRIDGE, 'type', 'bridge'], f'creating bridge {BRIDGE}')
-    created['bridge'] = BRIDGE
-    state.save()
-    batch = [
-        f'addr add {HOST_ADDR}/24 dev {BRIDGE}',
-        f'link set {BRIDGE} up',
-    ]
-    for node in nodes:
-        ns = node['netns']
-        _run(['ip', 'netns', 'add', ns], f'creating network namespace {ns}')
-        created['netns'].append(ns)
-        state.save()
-        batch += [
-            f'link add {node["veth"]} type veth peer name eth0 netns {ns}',
-            f'link set {node["veth"]} master {BRIDGE} up',
-        ]
-    _run(['ip', '-batch', '-'], 'configuring the bridge', input='\n'.join(batch))
-    for node in nodes:
-        inside = [
-            'link set lo up',
-            f'addr add {node["addr"]}/24 dev eth0',
-            'link set eth0 up',
-        ]
-        _run(
-            ['ip', '-n', node['netns'], '-batch', '-'],
-            f"configuring {node['name']}'s network",
-            input='\n'.join(inside),
-        )
 
 
 def up(nodes=2, run_dir=DEFAULT_RUN_DIR, out=None):
@@ -250,7 +172,7 @@ def up(nodes=2, run_dir=DEFAULT_RUN_DIR, out=None):
         except BaseException as err:
             try:
                 if not os.environ.get('CLUSTERBENCH_BOX_KEEP_FAILED'):
-                    _tear_down(state)
+                    tear_down(state)
             finally:
                 if isinstance(err, ClusterbenchError):
                     raise BringUpError(str(err)) from None
@@ -380,7 +302,7 @@ def _bring_up(state, count):
     )
 
     # The network, while those two start.
-    _network(state, nodes)
+    create(state, nodes)
     mark('network')
 
     node_lines = '\n'.join(
@@ -449,109 +371,6 @@ def _bring_up(state, count):
             raise BringUpError(f'nodes not idle after 20 s: {", ".join(bad)}')
         time.sleep(0.1)
     mark('nodes idle')
-
-
-# --------------------------------------------------------------------------
-# Teardown.
-
-
-def down(run_dir=DEFAULT_RUN_DIR, out=None):
-    """Tear the cluster down; return ``(seconds, leftovers)``.
-
-    Stops only what the state records (and what runs in the cluster's own
-    namespaces), then removes namespaces, bridge, cgroups and the run directory.
-    ``leftovers`` lists anything that could not be removed (empty when clean).
-    """
-    t0 = time.monotonic()
-    with locked(run_dir):
-        state = State.load(run_dir)
-        if state is None:
-            state = State(run_dir, {})
-        _tear_down(state)
-        leftovers = remaining(run_dir)
-    seconds = round(time.monotonic() - t0, 2)
-    if out:
-        status = 'clean' if not leftovers else 'left: ' + '; '.join(leftovers)
-        print(f'test cluster down in {seconds:.1f} s ({status})', file=out)
-    return seconds, leftovers
-
-
-def _tear_down(state):
-    network = state.get('network', {})
-    # Namespaces we made, plus any left by an earlier crash (names are ours).
-    namespaces = sorted(set(network.get('netns', [])) | set(_our_netns()))
-    # 1. The nodes: slurmd and everything it started, killed where they run.
-    for ns in namespaces:
-        kill_netns_processes(ns)
-    for node in state.nodes():
-        if node.get('slurmd'):
-            stop_processes([node['slurmd']], grace=0)
-    # 2. The daemons, newest first.
-    daemons = state.get('daemons', {})
-    for key in ('slurmctld', 'slurmdbd', 'mariadbd', 'munged'):
-        if key in daemons:
-            stop_processes([daemons[key]], grace=3.0)
-    # 3. Faults that outlive processes (cgroups); tc and nftables go with the
-    # devices and namespaces below.
-    faults.clear_all(state, quiet=True)
-    # 4. Network.
-    for ns in namespaces:
-        subprocess.run(['ip', 'netns', 'del', ns], capture_output=True, check=False)
-    for link in _our_links():
-        subprocess.run(['ip', 'link', 'del', link], capture_output=True, check=False)
-    # 5. Files.
-    if os.path.isdir(state.run_dir) and os.path.exists(
-        os.path.join(state.run_dir, STATE_FILE)
-    ):
-        shutil.rmtree(state.run_dir, ignore_errors=True)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(os.path.abspath(state.run_dir) + '.lock')
-
-
-def _our_links():
-    try:
-        names = os.listdir('/sys/class/net')
-    except FileNotFoundError:
-        return []
-    return sorted(n for n in names if n == BRIDGE or n.startswith(NETNS_PREFIX))
-
-
-def remaining(run_dir=DEFAULT_RUN_DIR):
-    """What a clean teardown must not leave: each leftover as one line."""
-    left = []
-    if os.path.exists(run_dir):
-        left.append(f'run directory {run_dir}')
-    left += [f'network namespace {n}' for n in _our_netns()]
-    left += [f'network device {n}' for n in _our_links()]
-    left += [f'cgroup {p}' for p in faults.our_cgroups()]
-    for pid in _pids_using(run_dir):
-        left.append(f'process {pid} ({_comm(pid)}) using {run_dir}')
-    return left
-
-
-def _comm(pid):
-    try:
-        with open(f'/proc/{pid}/comm') as f:
-            return f.read().strip()
-    except OSError:
-        return '?'
-
-
-def _pids_using(run_dir):
-    """Processes whose command line names the run directory (ours, if any)."""
-    found = []
-    needle = os.path.abspath(run_dir).encode()
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f'/proc/{entry}/cmdline', 'rb') as f:
-                cmdline = f.read()
-        except OSError:
-            continue
-        if needle in cmdline and not is_zombie(int(entry)):
-            found.append(int(entry))
-    return found
 
 
 # --------------------------------------------------------------------------

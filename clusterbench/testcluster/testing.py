@@ -15,15 +15,16 @@ import subprocess
 import sys
 import time
 
-from clusterbench.testcluster import cluster
+from clusterbench.testcluster import cluster, teardown
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOX_CONFIG = os.path.join(PROJECT, 'site_configs', 'box.py')
 #: ReFrame's slurm backend polls sacct: at least once a second, at most 5 times.
 POLL_ENV = {'RFM_POLL_RATE_MIN': '1', 'RFM_POLL_RATE_MAX': '5'}
 #: One test cluster per machine at a time, whatever the checkout. Not
-#: cluster.py's own lock of the run directory (``<run_dir>.lock``), which
-#: up() and down() take while this one is held: one file for both deadlocked.
+#: the lock of the run directory (``<run_dir>.lock``) of cluster.py and
+#: teardown.py, which up() and down() take while this one is held: one file
+#: for both deadlocked.
 MACHINE_LOCK = '/run/clusterbench-box-tests.lock'
 
 
@@ -91,7 +92,7 @@ def _cluster_up(nodes, run_dir):
     stale = cluster.State.load(run_dir)
     if stale is not None:
         # Recorded but dead: an earlier run was killed before its teardown.
-        cluster.down(run_dir)
+        teardown.down(run_dir)
     t0 = time.monotonic()
     try:
         state = cluster.up(nodes, run_dir)
@@ -103,7 +104,7 @@ def _cluster_up(nodes, run_dir):
         if recorded is not None:
             pids = [p for p in recorded.get('daemons', {}).values()]
             pids += [n['slurmd'] for n in recorded.nodes() if n.get('slurmd')]
-        seconds, leftovers = cluster.down(run_dir)
+        seconds, leftovers = teardown.down(run_dir)
         still = [p['pid'] for p in pids if cluster.alive(p)]
         assert not leftovers, f'teardown left: {leftovers}'
         assert not still, f'teardown left processes {still}'

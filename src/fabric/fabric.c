@@ -25,7 +25,8 @@
  * not hold the job; warm-up gets at most half of that again), and reports
  * how many iterations it completed.
  *
- * Rank 0 prints the N x N matrices and one line "FABRIC_JSON: {...}".
+ * Rank 0 prints the N x N matrices and one line "FABRIC_JSON: {...}"
+ * (report.c).
  * Exit codes: 0 every pair measured; 1 bad input or job layout (one line on
  * stderr); 2 a pair could not be measured.
  */
@@ -38,22 +39,15 @@
 #include <string.h>
 #include <time.h>
 
-#define FABRIC_VERSION "1.0.0"
-#define NAME_LEN MPI_MAX_PROCESSOR_NAME
+#include "fabric.h"
+
 #define TAG_CTRL 1
 #define TAG_DATA 2
 #define TAG_ACK 3
 
-typedef struct {
-    int lat_size, lat_iters, warmup;
-    int bw_size, bw_window, bw_iters;
-    int mr_size, mr_window, mr_iters;
-    double max_time, stall_ms;
-} options;
-
 static int rank, nranks;
 
-static void die(int code, const char *msg)
+void die(int code, const char *msg)
 {
     if (rank == 0)
         fprintf(stderr, "fabric: error: %s\n", msg);
@@ -158,15 +152,6 @@ static void parse_options(int argc, char **argv, options *o)
     }
 }
 
-/* Ranks grouped into nodes by processor name, in order of first appearance. */
-typedef struct {
-    int nnodes, ppn;
-    int *node_of;        /* node index of each rank */
-    int *local_of;       /* index of each rank within its node */
-    int *rank_at;        /* rank of (node, local index): node * ppn + local */
-    char (*names)[NAME_LEN];
-} layout;
-
 static void build_layout(layout *l)
 {
     char me[NAME_LEN] = {0};
@@ -220,7 +205,7 @@ static void build_layout(layout *l)
 }
 
 /* The partner node of `node` in round `round` of the circle schedule, or -1. */
-static int partner(int nnodes, int round, int node)
+int partner(int nnodes, int round, int node)
 {
     int m = nnodes + (nnodes & 1); /* a dummy node makes the count even */
     int fixed = m - 1, k = m - 1;
@@ -371,67 +356,6 @@ static double stream(int peer, int sender, int size, int window, int iters,
     return per_window * n / spent;
 }
 
-/* A JSON number, or null for what was not measured. */
-static void json_num(double v, int measured)
-{
-    if (measured && isfinite(v))
-        printf("%.6g", v);
-    else
-        printf("null");
-}
-
-static void json_matrix(const char *key, const double *m, const int *measured, int n)
-{
-    printf("\"%s\":[", key);
-    for (int i = 0; i < n; i++) {
-        printf(i ? ",[" : "[");
-        for (int j = 0; j < n; j++) {
-            if (j)
-                printf(",");
-            json_num(m[i * n + j], i != j && measured[i * n + j]);
-        }
-        printf("]");
-    }
-    printf("]");
-}
-
-static void print_matrix(const char *title, const char *fmt, const double *m,
-                         const int *measured, const layout *l)
-{
-    int n = l->nnodes;
-    printf("\n%s\n%-12s", title, "from\\to");
-    for (int j = 0; j < n; j++)
-        printf(" %12.12s", l->names[j]);
-    printf("\n");
-    for (int i = 0; i < n; i++) {
-        printf("%-12.12s", l->names[i]);
-        for (int j = 0; j < n; j++) {
-            if (i == j || !measured[i * n + j])
-                printf(" %12s", i == j ? "-" : "n/a");
-            else
-                printf(fmt, m[i * n + j]);
-        }
-        printf("\n");
-    }
-}
-
-enum {
-    M_P50,
-    M_MEAN,
-    M_P99,
-    M_MIN,
-    M_MAX,
-    M_STALLS,
-    M_LAT_ITERS,
-    M_BW,
-    M_BW_PEAK,
-    M_BW_ITERS,
-    M_MR,
-    M_MR_PEAK,
-    M_MR_ITERS,
-    M_COUNT
-};
-
 /* Scratch space of one rank's measurements. */
 typedef struct {
     char *buf;
@@ -505,124 +429,6 @@ static void run_rounds(const options *o, const layout *l, scratch *w, double *mi
 #undef AT
 }
 
-/* The human-readable part of the report: header and matrices. */
-static void print_text_report(const options *o, const layout *l, const double *all,
-                              const int *lat_ok, const int *bw_ok, const int *mr_ok,
-                              int rounds, double wall)
-{
-    int n = l->nnodes, nn = n * n;
-    printf("fabric %s: %d nodes x %d rank(s), %d round(s), %d pair(s), "
-           "%.3f s\n",
-           FABRIC_VERSION, n, l->ppn, rounds, n * (n - 1) / 2, wall);
-    printf("latency: %d B ping-pong, %d round trips (+%d warm-up); bandwidth: "
-           "%d x %d B windows, %d per direction; message rate: %d x %d B "
-           "windows, %d per direction; at most %.1f s per measurement\n",
-           o->lat_size, o->lat_iters, o->warmup, o->bw_window, o->bw_size,
-           o->bw_iters, o->mr_window, o->mr_size, o->mr_iters, o->max_time);
-    print_matrix("latency, median (us)", " %12.2f", all + M_P50 * nn, lat_ok, l);
-    print_matrix("latency, p99 (us)", " %12.2f", all + M_P99 * nn, lat_ok, l);
-    print_matrix("stalls: round trips slower than --stall-ms", " %12.0f",
-                 all + M_STALLS * nn, lat_ok, l);
-    print_matrix("bandwidth, all windows (MB/s)", " %12.1f", all + M_BW * nn, bw_ok,
-                 l);
-    print_matrix("bandwidth, best window (MB/s)", " %12.1f", all + M_BW_PEAK * nn,
-                 bw_ok, l);
-    print_matrix("message rate, all local pairs (million msg/s)", " %12.4f",
-                 all + M_MR * nn, mr_ok, l);
-}
-
-/* The FABRIC_JSON line: options, schedule, every matrix, timings. */
-static void print_json_report(const options *o, const layout *l, const double *all,
-                              const int *lat_ok, const int *bw_ok, const int *mr_ok,
-                              const double *round_s, int rounds, double wall,
-                              int complete)
-{
-    int n = l->nnodes, nn = n * n;
-    printf("FABRIC_JSON: {\"version\":\"%s\",\"nodes\":[", FABRIC_VERSION);
-    for (int i = 0; i < n; i++)
-        printf("%s\"%s\"", i ? "," : "", l->names[i]);
-    printf("],\"ranks\":%d,\"ranks_per_node\":%d,\"rounds\":%d,\"pairs\":%d,",
-           nranks, l->ppn, rounds, n * (n - 1) / 2);
-    printf("\"options\":{\"lat_size\":%d,\"lat_iters\":%d,\"warmup\":%d,"
-           "\"bw_size\":%d,\"bw_window\":%d,\"bw_iters\":%d,\"mr_size\":%d,"
-           "\"mr_window\":%d,\"mr_iters\":%d,\"max_time\":%g,\"stall_ms\":%g},",
-           o->lat_size, o->lat_iters, o->warmup, o->bw_size, o->bw_window,
-           o->bw_iters, o->mr_size, o->mr_window, o->mr_iters, o->max_time,
-           o->stall_ms);
-    printf("\"schedule\":[");
-    for (int r = 0; r < rounds; r++) {
-        printf(r ? ",[" : "[");
-        int first = 1;
-        for (int i = 0; i < n; i++) {
-            int j = partner(n, r, i);
-            if (j > i) {
-                printf("%s[%d,%d]", first ? "" : ",", i, j);
-                first = 0;
-            }
-        }
-        printf("]");
-    }
-    printf("],");
-    const struct {
-        const char *key;
-        int metric;
-        const int *measured;
-    } matrices[] = {
-        {"latency_p50_us", M_P50, lat_ok},
-        {"latency_mean_us", M_MEAN, lat_ok},
-        {"latency_p99_us", M_P99, lat_ok},
-        {"latency_min_us", M_MIN, lat_ok},
-        {"latency_max_us", M_MAX, lat_ok},
-        {"latency_stalls", M_STALLS, lat_ok},
-        {"latency_iterations", M_LAT_ITERS, lat_ok},
-        {"bandwidth_mbs", M_BW, bw_ok},
-        {"bandwidth_peak_mbs", M_BW_PEAK, bw_ok},
-        {"bandwidth_iterations", M_BW_ITERS, bw_ok},
-        {"msgrate_mmps", M_MR, mr_ok},
-        {"msgrate_peak_mmps", M_MR_PEAK, mr_ok},
-        {"msgrate_iterations", M_MR_ITERS, mr_ok},
-    };
-    for (size_t i = 0; i < sizeof matrices / sizeof matrices[0]; i++) {
-        json_matrix(matrices[i].key, all + matrices[i].metric * nn, matrices[i].measured,
-                    n);
-        printf(",");
-    }
-    printf("\"round_s\":[");
-    for (int r = 0; r < rounds; r++)
-        printf("%s%.6g", r ? "," : "", round_s[r]);
-    printf("],\"wall_s\":%.6g,\"complete\":%s}\n", wall, complete ? "true" : "false");
-}
-
-/* Rank 0's report of the summed matrices *all*; returns whether every pair
- * of distinct nodes was measured (latency, bandwidth and message rate). */
-static int report(const options *o, const layout *l, const double *all,
-                  const double *round_s, int rounds, double wall)
-{
-    int n = l->nnodes, nn = n * n;
-    int complete = 1;
-    int *lat_ok = calloc((size_t)nn, sizeof(int));
-    int *bw_ok = calloc((size_t)nn, sizeof(int));
-    int *mr_ok = calloc((size_t)nn, sizeof(int));
-    if (!lat_ok || !bw_ok || !mr_ok)
-        die(1, "out of memory");
-    for (int i = 0; i < nn; i++) {
-        lat_ok[i] = all[M_LAT_ITERS * nn + i] > 0;
-        bw_ok[i] = all[M_BW_ITERS * nn + i] > 0;
-        mr_ok[i] = all[M_MR_ITERS * nn + i] > 0;
-        if (i / n != i % n && !(lat_ok[i] && bw_ok[i] && mr_ok[i]))
-            complete = 0;
-    }
-    print_text_report(o, l, all, lat_ok, bw_ok, mr_ok, rounds, wall);
-    print_json_report(o, l, all, lat_ok, bw_ok, mr_ok, round_s, rounds, wall,
-                      complete);
-    printf(complete ? "FABRIC COMPLETE\n" : "FABRIC INCOMPLETE\n");
-    fflush(stdout);
-    free(lat_ok);
-    free(bw_ok);
-    free(mr_ok);
-    return complete;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -663,7 +469,7 @@ int main(int argc, char **argv)
 
     int complete = 1;
     if (rank == 0)
-        complete = report(&o, &l, all, round_s, rounds, wall);
+        complete = report(&o, &l, nranks, all, round_s, rounds, wall);
     MPI_Bcast(&complete, 1, MPI_INT, 0, MPI_COMM_WORLD);
     /* MPICH 4.0 over UCX's TCP transport can deadlock in MPI_Finalize: a
      * rank answers its peer's finalize flush while still inside an earlier
