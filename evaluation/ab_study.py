@@ -60,12 +60,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from clusterbench.judging import paired, stats, verdict  # noqa: E402
-from clusterbench.noisyhost import conditions as runconditions  # noqa: E402
-from clusterbench.noisyhost import quiet  # noqa: E402
-from clusterbench.results.ab import Blocks  # noqa: E402
+from clusterbench.judging import paired, stats, verdict
+from clusterbench.noisyhost import conditions as runconditions
+from clusterbench.noisyhost import quiet
+from clusterbench.results.ab import Blocks
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CGROUP = '/sys/fs/cgroup/cpu/clusterbench-ab-study-{}'

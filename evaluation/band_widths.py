@@ -34,19 +34,16 @@ Usage: evaluation/band_widths.py [reference_data/local] [--k 3]
 
 import argparse
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from clusterbench.judging import stats, verdict, vocabulary  # noqa: E402
-from clusterbench.references import (  # noqa: E402
+from clusterbench.judging import stats, verdict, vocabulary
+from clusterbench.references import (
     bandtable,
     floors,
     proposalview,
     provenance,
 )
-from clusterbench.references import update as refupdate  # noqa: E402
-from clusterbench.references import validate as refdata  # noqa: E402
+from clusterbench.references import update as refupdate
+from clusterbench.references import validate as refdata
 
 WIDE = bandtable.WIDE
 

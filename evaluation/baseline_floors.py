@@ -25,13 +25,10 @@ import argparse
 import itertools
 import math
 import os
-import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from clusterbench.judging import stats, vocabulary  # noqa: E402
-from clusterbench.references import floors, provenance  # noqa: E402
+from clusterbench.judging import stats, vocabulary
+from clusterbench.references import floors, provenance
 
 
 def figures_of(directory):

@@ -18,10 +18,9 @@ import sys
 import tempfile
 import time
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, PROJECT)
+from clusterbench.parsers import cgsolver
 
-from clusterbench.parsers import cgsolver  # noqa: E402
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CGSOLVER_SRC = os.path.join(PROJECT, 'src', 'cgsolver')
 TRIAD_SRC = os.path.join(PROJECT, 'evaluation', 'stream_triad')

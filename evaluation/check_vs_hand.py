@@ -44,15 +44,14 @@ import sys
 import tempfile
 import time
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, PROJECT)
+from clusterbench.checks import imb as imb_check
+from clusterbench.checks import osu as osu_check
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.parsers import imb, npb, osu
+from clusterbench.results import runner
+from clusterbench.testcluster import testing
 
-from clusterbench.checks import imb as imb_check  # noqa: E402
-from clusterbench.checks import osu as osu_check  # noqa: E402
-from clusterbench.core.errors import ClusterbenchError  # noqa: E402
-from clusterbench.parsers import imb, npb, osu  # noqa: E402
-from clusterbench.results import runner  # noqa: E402
-from clusterbench.testcluster import testing  # noqa: E402
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LAUNCHERS = {
     'gnu-openmpi': ['mpirun.openmpi', '-np'],

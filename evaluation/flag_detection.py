@@ -59,8 +59,6 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-
 from clusterbench.judging import stats, verdict, vocabulary
 from clusterbench.references import provenance as refprov
 from clusterbench.references import update as refupdate
@@ -300,9 +298,8 @@ def proposed(values, unit, name, args):
 def judged(name, unit, value, reference, bounds):
     """The verdict word clusterbench gives one run of figure *name*."""
     test, variable = name.rsplit('.', 1)
-    one = verdict.Judged(
-        test, 'local', 'default', '-', variable, unit, [value], reference, *bounds
-    )
+    ref = None if reference is None else verdict.Reference(reference, *bounds)
+    one = verdict.Judged(test, 'local', 'default', '-', variable, unit, [value], ref)
     return verdict.kind(one.judge().verdict)
 
 

@@ -32,12 +32,11 @@ import sys
 import tempfile
 import time
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, PROJECT)
+from clusterbench.bench import npb_makedef, profile
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.parsers import cgsolver
 
-from clusterbench.bench import npb_makedef, profile  # noqa: E402
-from clusterbench.core.errors import ClusterbenchError  # noqa: E402
-from clusterbench.parsers import cgsolver  # noqa: E402
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MPIS = {
     'openmpi': ('mpicc.openmpi', 'mpif90.openmpi', ['mpirun.openmpi', '-np']),

@@ -26,10 +26,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-
-from clusterbench.bench.curves import Curve  # noqa: E402
-from clusterbench.report import assemble, plots, render  # noqa: E402
+from clusterbench.bench.curves import Curve
+from clusterbench.report import assemble, plots, render
 
 NPB = ('bt', 'cg', 'ep', 'ft', 'is', 'lu', 'mg', 'sp')
 HPCC = (

@@ -32,12 +32,10 @@ import os
 import sys
 from collections import Counter, defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from clusterbench.core.errors import ClusterbenchError  # noqa: E402
-from clusterbench.judging import verdict, vocabulary  # noqa: E402
-from clusterbench.references import update  # noqa: E402
-from clusterbench.results import samples  # noqa: E402
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.judging import verdict, vocabulary
+from clusterbench.references import update
+from clusterbench.results import samples
 
 RED = (verdict.SLOWER, verdict.WORSE, verdict.FLAGGED)
 PASSED = (verdict.PASS, verdict.FASTER)
@@ -69,10 +67,11 @@ def judge(group, values, others, floor, k, margin=None):
         absolute_floor=vocabulary.SHARE_FLOOR if share else None,
         margin=margin,
     )
-    lower, upper = update.band(tolerance)
+    # The entry `references update` would write: its rounding and band.
+    entry = update.Proposal(group, centre, tolerance, spread).entry
     judged = verdict.Judged(
         group.test, group.system, '', '', group.variable, group.unit,
-        values, update._round(centre), lower, upper,
+        values, verdict.Reference.from_reframe(entry),
     ).judge()  # fmt: skip
     return verdict.kind(judged.verdict), tolerance, spread
 

@@ -32,13 +32,12 @@ import statistics
 import sys
 import tempfile
 
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, PROJECT)
+from clusterbench.bench import sources
+from clusterbench.core.errors import ClusterbenchError
+from clusterbench.results import runner
+from clusterbench.testcluster import testing
 
-from clusterbench.bench import sources  # noqa: E402
-from clusterbench.core.errors import ClusterbenchError  # noqa: E402
-from clusterbench.results import runner  # noqa: E402
-from clusterbench.testcluster import testing  # noqa: E402
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
 

@@ -16,24 +16,13 @@ def launch_directory():
     """The directory the command was started in.
 
     Not ``os.getcwd()``: ReFrame imports a configuration file from inside the
-    file's own directory (``reframe.utility.import_module_from_file``), which
-    from a wheel is site-packages, or the centre's ``site_configs/``. Its
-    ``osext.change_dir`` keeps the directory it left; that is the one.
+    file's own directory, which from a wheel is site-packages, or the
+    centre's ``site_configs/``. The shell's ``$PWD`` is where the command was
+    started; a program that starts ReFrame elsewhere without a shell sets
+    ``PWD`` (or ``CLUSTERBENCH_RESULTS``, as ``clusterbench run`` does).
     """
-    cwd = os.getcwd()
-    changer = getattr(sys.modules.get('reframe.utility.osext'), 'change_dir', None)
-    if changer is None:
-        return cwd  # loaded by runpy (clusterbench itself), not by ReFrame
-    import gc
-
-    left = [
-        obj._wd_save
-        for obj in gc.get_objects()
-        if isinstance(obj, changer) and getattr(obj, '_dir_name', None)
-    ]
-    # Loading only ever changes from the launch directory (parents one at a
-    # time, each changing back), so every changer alive left that one.
-    return left[0] if left else cwd
+    pwd = os.environ.get('PWD', '')
+    return pwd if os.path.isabs(pwd) and os.path.isdir(pwd) else os.getcwd()
 
 
 # Results go beside the checkout; from a wheel (read-only package data) to
@@ -227,48 +216,10 @@ def cpu_kind():
     return cpu_kind_of_file(os.environ.get('CLUSTERBENCH_CPUINFO', '/proc/cpuinfo'))
 
 
-def _runs_tests():
-    """Whether the ReFrame loading this configuration will run tests (``-r``)
-    and so store their results (clusterbench itself only reads configs)."""
-    if 'reframe.frontend.cli' not in sys.modules:
-        return False
-    # -r, or -r among short flags given together (-rv).
-    return any(
-        arg == '--run' or (arg[:1] == '-' and arg[1:].isalpha() and 'r' in arg)
-        for arg in sys.argv[1:]
-    )
-
-
-def _results_writable():
-    """Refuse, in one line, a results root that cannot be written: ReFrame
-    only warns when it cannot store a session in its database, and exits 0
-    with the history lost."""
-    if not _runs_tests():
-        return
-    if os.environ.get('RFM_SQLITE_DB_FILE') and os.environ.get(
-        'CLUSTERBENCH_PERFLOGDIR'
-    ):
-        return  # both put elsewhere: nothing goes under RESULTS
-    from reframe.core.exceptions import ConfigError
-
-    from clusterbench.core import errors
-    from clusterbench.results.runner import results_root
-
-    class UnwritableResults(ConfigError, errors.ClusterbenchError):
-        pass
-
-    try:
-        results_root(RESULTS)
-    except errors.ClusterbenchError as err:
-        raise UnwritableResults(
-            f'{err}: the results database and perflogs go there (run from a '
-            f'writable directory, or set CLUSTERBENCH_RESULTS)'
-        ) from None
-
-
 def storage(**overrides):
-    """ReFrame's results database, so that runs can be compared with history."""
-    _results_writable()
+    """ReFrame's results database, so that runs can be compared with history
+    (a judged check refuses to run where it cannot be written:
+    clusterbench/checks/plugins/storedhistory.py)."""
     settings = {
         'enable': True,
         'sqlite_db_file': os.path.join(RESULTS, 'results.db'),

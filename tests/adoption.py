@@ -115,7 +115,9 @@ def shared_venv(path, wheel):
 def as_user(cmd, cwd, home, path=SYSTEM_PATH, env=None, timeout=1800):
     """*cmd* run as the user from *cwd*, in a clean environment (HOME, PATH
     and *env* only): the completed process, output as text."""
-    clean = {'HOME': home, 'PATH': path, 'LANG': 'C.UTF-8', **(env or {})}
+    # PWD as the user's shell sets it (where plain ReFrame keeps history).
+    clean = {'HOME': home, 'PATH': path, 'LANG': 'C.UTF-8', 'PWD': str(cwd)}
+    clean.update(env or {})
     return subprocess.run(
         ['runuser', '-u', USER, '--', 'env', '-i']
         + [f'{k}={v}' for k, v in clean.items()]

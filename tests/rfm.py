@@ -86,7 +86,10 @@ def reframe(
 def captured(cmd, timeout=900, env=None, cwd=PROJECT, **kwargs):
     """*cmd* run to its end from *cwd*: the completed process, its output as
     text; *env* is added to this process's environment (None: removed)."""
-    env = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}
+    # PWD as a shell sets it: plain ReFrame from a wheel keeps its history
+    # in the directory the command was started in (site_configs/common.py).
+    env = {'PWD': os.path.abspath(cwd), **(env or {})}
+    env = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     return subprocess.run(
         [str(part) for part in cmd],
         capture_output=True,

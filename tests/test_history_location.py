@@ -66,3 +66,25 @@ def test_a_session_whose_history_is_not_stored_fails(tmp_path):
         if line.startswith('not stored in the results database: ')
     ]
     assert str(blocker) in line, line
+
+
+def test_plain_reframe_refuses_to_run_where_its_history_cannot_go(tmp_path):
+    """ReFrame would only warn and lose the session: each judged test fails
+    at setup with the one line naming the place; listing still works."""
+    blocker = tmp_path / 'a-file'
+    blocker.write_text('')
+    cmd = [tool('reframe'), '-C', f'{PROJECT}/site_configs/local.py', '-c']
+    cmd += [f'{PROJECT}/reframe_checks/cgsolver.py', *TINY_CG, *QUIET]
+    cmd += ['--prefix', tmp_path / 'stage', '--nocolor']
+    env = {
+        'RFM_SQLITE_DB_FILE': str(blocker / 'results.db'),
+        'CLUSTERBENCH_PERFLOGDIR': str(tmp_path / 'perflogs'),
+        'RFM_REFERENCE_PREFIX': str(tmp_path / 'no-references'),
+    }
+    listed = captured([*cmd, '-l'], env=env)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert 'CGSolverCheck' in listed.stdout
+    ran = captured([*cmd, '-r'], env=env)
+    assert ran.returncode != 0, ran.stdout + ran.stderr
+    why = f'{blocker}: not a directory: the results database and perflogs go'
+    assert why in ran.stdout, ran.stdout

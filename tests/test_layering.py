@@ -11,7 +11,9 @@ functions count too: a deferred import is still a dependency):
 - the packages import one another without a circle;
 - the package root holds only ``__init__.py`` (and ``__main__.py``);
 - no Python file of the project is over 500 lines, unless it is a pure data
-  table (a module whose body is only literal assignments).
+  table (a module whose body is only literal assignments);
+- no script under ``evaluation/`` touches ``sys.path``: they import the
+  installed package.
 """
 
 import ast
@@ -314,6 +316,17 @@ def test_no_python_file_is_over_500_lines_unless_a_data_table():
             if lines > MAX_LINES and not is_data_table(_parse(path)):
                 long.append(f'{os.path.relpath(path, PROJECT)} ({lines} lines)')
     assert not long, f'over {MAX_LINES} lines: ' + ', '.join(long)
+
+
+def test_evaluation_scripts_import_the_installed_package_not_a_path():
+    # They run with the venv's Python, where clusterbench is installed; a
+    # sys.path insert would hide which clusterbench they measure.
+    hacks = []
+    for path in _python_files(os.path.join(PROJECT, 'evaluation')):
+        with open(path, encoding='utf-8') as f:
+            if 'sys.path' in f.read():
+                hacks.append(os.path.relpath(path, PROJECT))
+    assert not hacks, 'sys.path in: ' + ', '.join(hacks)
 
 
 def test_the_graph_sees_imports_inside_functions_and_relative_ones(tmp_path):

@@ -294,6 +294,19 @@ def test_installed_binaries_in_a_prefix(tmp_path, fake_binaries):
     assert f'npb_prefix {fake_binaries.parent} has no mg.S.*' in out
 
 
+@needs_openmpi
+def test_a_prefix_relative_to_the_launch_directory_runs(tmp_path, fake_binaries):
+    # ReFrame runs from PROJECT (tests/rfm.py) and each job in its stage.
+    relative = os.path.relpath(fake_binaries.parent, PROJECT)
+    rc, out, report = npb_run(
+        tmp_path, '-S', f'npb_prefix={relative}', '-S', 'npb_class=S',
+        '-n', 'benchmark=cg', '-p', 'gnu-openmpi',
+    )  # fmt: skip
+    assert rc == 0, out
+    cg = cases(report)[('NPBCheck', 'cg', 'gnu-openmpi')]
+    assert (cg['result'], cg['executable']) == ('pass', str(fake_binaries / 'cg.S.x'))
+
+
 #: A directory name that runs two commands if a script uses it unquoted.
 HOSTILE = 'a b;touch pwned1;$(touch pwned2)'
 MARKERS = ('pwned1', 'pwned2')

@@ -269,13 +269,14 @@ def test_a_kind_without_references_is_guided_to_make_them():
 def test_guidance_only_where_no_figure_found_a_reference(tmp_path):
     judged = [
         verdict.Judged('T', 'local', 'default', 'e', 'hpl', 'GFlop/s', [1.0],
-                       90.0, -0.1, 0.1).judge()
+                       verdict.Reference(90.0, -0.1, 0.1)).judge()
     ]  # fmt: skip
     assert guide.lines(judged, [], 'reference_data') == []
     # A portable band that passes is no reference of this machine (issue 41).
     portable_only = [
         verdict.Judged('T', 'local', 'default', 'e', 'hpl_peak_efficiency', '%',
-                       [70.0], 70.0, -0.3, 0.3, band=True).judge()
+                       [70.0], verdict.Reference(70.0, -0.3, 0.3),
+                       band=True).judge()
     ]  # fmt: skip
     assert portable_only[0].verdict == verdict.PASS
     (line,) = guide.lines(portable_only, [], str(tmp_path))

@@ -31,7 +31,7 @@ def session_copy(
     later; optionally DISTURBED (every case that measured), with another HPL,
     with references (value ratio, tolerance) on every figure, or with the
     node peak its partition declares (``extras.peak_gflops_per_node``, which
-    DeclaredCeilings records in every case; 0.0 where none is declared)."""
+    JudgedCheck records in every case; 0.0 where none is declared)."""
     with open(SESSION) as f:
         data = json.load(f)
     out = copy.deepcopy(data)

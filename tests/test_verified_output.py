@@ -19,7 +19,8 @@ from conftest import PROJECT
 from reframe.core.exceptions import SanityError
 from rfm import reframe
 
-from clusterbench.checks.plugins.verifiedoutput import EMPTY, MISSING, VerifiedOutput
+from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.verifiedoutput import EMPTY, MISSING
 
 
 def registered_checks():
@@ -84,7 +85,7 @@ def test_a_missing_output_file_is_the_same_one_line_error_for_every_check(
 ):
     checks, partition = loaded
     check = checks[name]
-    assert isinstance(check, VerifiedOutput), (
+    assert isinstance(check, JudgedCheck), (
         f'{name} records figures without the verified-output path'
     )
     staged(check, partition, tmp_path)

@@ -11,8 +11,8 @@ from reframe.core.builtins import (
 )
 
 from clusterbench.checks.ownbuild import OwnProgramBuild
-from clusterbench.checks.plugins.instrumented import Instrumented
 from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.observed import Observed
 from clusterbench.checks.plugins.profiling import agrees_with_cgsolver
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.resources import node_cores
@@ -42,7 +42,7 @@ class CGSolverBuild(OwnProgramBuild):
 
 
 class CGSolverBase(
-    Instrumented,
+    Observed,
     JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):

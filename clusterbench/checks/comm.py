@@ -30,7 +30,6 @@ from reframe.core.builtins import run_before, variable
 from reframe.core.exceptions import ReframeError
 
 from clusterbench.bench import curves
-from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.resources import node_cores, partition_nodes
 from clusterbench.parsers import declarations
@@ -116,7 +115,6 @@ def mpi_family(mpi):
 
 
 class CommBase(
-    DeclaredCeilings,
     JudgedCheck,
     rfm.RegressionTest,
 ):

@@ -8,8 +8,8 @@ from reframe.core.builtins import run_after, run_before, variable
 from clusterbench.bench import hpl_sizing
 from clusterbench.checks import needsfeature
 from clusterbench.checks.plugins.hplproblem import HPLProblem
-from clusterbench.checks.plugins.instrumented import Instrumented
 from clusterbench.checks.plugins.judged import JudgedCheck
+from clusterbench.checks.plugins.observed import Observed
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.resources import node_cores
 from clusterbench.checks.shell import quote
@@ -38,7 +38,7 @@ def hpccinf(problem):
 
 class HPCCBase(
     HPLProblem,
-    Instrumented,
+    Observed,
     JudgedCheck,
     rfm.RunOnlyRegressionTest,
 ):

@@ -28,7 +28,6 @@ from reframe.utility.cpuinfo import cpuinfo
 
 from clusterbench.bench import hpl_makearch, hpl_sizing, sources
 from clusterbench.bench.source import Source
-from clusterbench.checks.plugins.ceilings import DeclaredCeilings
 from clusterbench.checks.plugins.hplproblem import HPLProblem
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
@@ -84,7 +83,6 @@ HPL = Source('hpl', 'HPL', release=sources.DEFAULTS['hpl'], tree=True, spack='hp
 class HPLBase(
     HPLProblem,
     Provisioned,
-    DeclaredCeilings,
     JudgedCheck,
     rfm.RegressionTest,
 ):

@@ -61,10 +61,9 @@ from clusterbench.checks.npbinstalled import (
     resolve_on_path,
     time_limit,
 )
+from clusterbench.checks.npbvariables import NPBVariables
 from clusterbench.checks.plugins.judged import JudgedCheck
-from clusterbench.checks.plugins.launchdir import LaunchDirPaths
 from clusterbench.checks.plugins.references import BASE_INDEX
-from clusterbench.checks.plugins.skipreason import RecordedSkip
 from clusterbench.checks.plugins.spack import (
     MPI_FLAVOURS,
     PROVENANCE,
@@ -74,7 +73,7 @@ from clusterbench.checks.plugins.spack import (
     find_spack,
 )
 from clusterbench.checks.release import SourceRelease
-from clusterbench.checks.resources import node_cores, node_memory_bytes
+from clusterbench.checks.resources import node_memory_bytes
 from clusterbench.checks.shell import (
     module_name,
     prepend_path,
@@ -87,82 +86,8 @@ from clusterbench.parsers import npb
 
 MAKEDEF_FILE = 'make.def.clusterbench'
 
-#: The ways to provide NPB, said in the one line of a test skipped without
-#: it (the last one follows ``or``).
-NOT_PROVIDED = (
-    '-S npb_source=<unpacked NPB3.4-MPI tree>',
-    '-S npb_prefix=<directory with the <bench>.{npb_class}.x binaries>',
-    '-S npb_module=<module>',
-    'build it with -S build_mode=spack (spack on PATH) from {spack_env}',
-)
 
-
-class NPBReleaseVariables(rfm.RegressionTestPlugin):
-    """URL and sha256 of the NPB release."""
-
-    npb_url = variable(str, value=sources.DEFAULTS['npb'].url)
-    npb_sha256 = variable(str, value=sources.DEFAULTS['npb'].sha256)
-
-
-class _NPBVariables(NPBReleaseVariables, RecordedSkip, LaunchDirPaths):
-    """The variables the build fixture and the run share: set them with -S.
-
-    ``-S name=value`` reaches the fixture and the run alike; a class set for
-    one test only (``-S NPBCheck.npb_class=...``) or swept with ``-P`` does not
-    reach the build of a source tree or Spack, and such a run is skipped with
-    that reason (``-P npb_ranks:...`` works with 3.4 and installed binaries).
-    """
-
-    #: NPB problem class: S W A B C D E (F with 3.4).
-    npb_class = variable(str, value=npb_rules.DEFAULT_CLASS)
-    #: Processes; 0: the largest valid count not above the nodes' cores.
-    npb_ranks = variable(int, value=0)
-    num_nodes = variable(int, value=1)
-    #: An unpacked NPB3.4-MPI (or NPB3.3-MPI) release.
-    npb_source = variable(str, value='')
-    #: A directory (or its bin/) with installed NPB executables.
-    npb_prefix = variable(str, value='')
-    #: A module that puts NPB executables on PATH.
-    npb_module = variable(str, value='')
-    #: The Spack environment to build npb in (default: the partition's).
-    npb_spack_env = variable(str, value='')
-    #: Compiler flags of a source build (gfortran >= 10 gets the flags NPB
-    #: needs added to the Fortran ones).
-    npb_fflags = variable(str, value='-O3')
-    npb_cflags = variable(str, value='-O3')
-
-    def _npb_cores(self):
-        return node_cores(self.current_partition) * self.num_nodes
-
-    def _npb_ranks(self, benchmark):
-        if self.npb_ranks:
-            return self.npb_ranks
-        return npb_rules.default_ranks(benchmark, self.npb_class, self._npb_cores())
-
-    def _explicit_ranks_valid(self, benchmark):
-        """A process count given with -S that NPB refuses fails, naming it.
-
-        (The default count is the largest valid one, or the test is skipped
-        with the reason.)
-        """
-        if self.npb_ranks:
-            problem = npb_rules.rank_problem(benchmark, self.npb_class, self.npb_ranks)
-            if problem:
-                raise ReframeError(f'npb_ranks={self.npb_ranks}: {problem}')
-
-    def _npb_not_provided(self, *more):
-        """The line saying how to provide NPB; *more*: other ways, last."""
-        # Only NPBBinaries asks, a SpackBuild: the partition's environment.
-        spack_env = self.expected_spack_env()
-        ways = [
-            w.format(npb_class=self.npb_class, spack_env=spack_env)
-            for w in NOT_PROVIDED
-        ]
-        ways += more
-        return f'NPB not provided: give {", ".join(ways[:-1])}, or {ways[-1]}'
-
-
-class NPBRelease(_NPBVariables, SourceRelease):
+class NPBRelease(NPBVariables, SourceRelease):
     """NPB's release tarball, when no source, prefix, module or Spack wins."""
 
     release = 'npb'
@@ -174,7 +99,7 @@ class NPBRelease(_NPBVariables, SourceRelease):
         return super().provided_otherwise()
 
 
-class NPBBinaries(SpackBuild, _NPBVariables, rfm.CompileOnlyRegressionTest):
+class NPBBinaries(SpackBuild, NPBVariables, rfm.CompileOnlyRegressionTest):
     """Provides one NPB benchmark for one class in one environment.
 
     Used as a fixture of scope ``environment`` by :class:`NPBBase`, which it
@@ -411,7 +336,7 @@ class NPBBase(
     StackParameters,
     BuildProvenance,
     JudgedCheck,
-    _NPBVariables,
+    NPBVariables,
     rfm.RunOnlyRegressionTest,
 ):
     """Runs one NPB benchmark (MPI) on ``npb_ranks`` processes.

@@ -37,6 +37,7 @@ from typing import Optional
 
 from clusterbench.core import csvfile
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.reference import Reference
 from clusterbench.judging import stats, verdict
 
 #: A smaller shift between the sessions before and after is no change point.
@@ -53,9 +54,7 @@ class Point:
     when: float  # unix time of the session's start
     values: list
     verdict: str
-    reference: Optional[float] = None
-    lower: Optional[float] = None
-    upper: Optional[float] = None
+    ref: Optional[Reference] = None
     #: What this session's samples broke (judging.disturbed), or None.
     disturbed: Optional[str] = None
 
@@ -65,9 +64,7 @@ class Point:
 
     @property
     def band(self):
-        if self.reference is None:
-            return None
-        return verdict.bounds(self.reference, self.lower, self.upper)
+        return None if self.ref is None else self.ref.band()
 
     @property
     def date(self):
@@ -164,9 +161,7 @@ def collect(sessions, pattern='.', min_shift=DEFAULT_MIN_SHIFT, left_out=None):
                     when,
                     list(judged.values),
                     judged.verdict,
-                    judged.reference,
-                    judged.lower,
-                    judged.upper,
+                    judged.ref,
                     judged.disturbed,
                 )
             )
@@ -299,7 +294,7 @@ def csv_text(series_list):
                     p.date.isoformat(timespec='seconds'),
                     repr(p.value),
                     len(p.values),
-                    '' if p.reference is None else repr(p.reference),
+                    '' if p.ref is None else repr(p.ref.value),
                     '' if low is None else repr(low),
                     '' if high is None else repr(high),
                     p.verdict,

@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
+from clusterbench.core.reference import Reference
 from clusterbench.judging import disturbed as disturbance
 from clusterbench.judging import stats, vocabulary
 from clusterbench.judging.kinds import (  # noqa: F401 (the verdict's names)
@@ -84,15 +85,7 @@ def parse(text):
 
 def bounds(reference, lower, upper):
     """The allowed absolute range, exactly as ReFrame computes it."""
-
-    def bound(thres, infinite):
-        if thres is None:
-            return infinite
-        if reference == 0:
-            return thres
-        return reference * (1 + (-thres if reference < 0 else thres))
-
-    return bound(lower, -math.inf), bound(upper, math.inf)
+    return Reference(reference, lower, upper).band()
 
 
 def outside(variable, unit, side):
@@ -204,11 +197,10 @@ def of_test_case(perfvalues, disturbed='', threshold=DETECTION_THRESHOLD):
         if value is None:
             continue
         variable = key.rsplit(':', 1)[-1]
-        if ref == 0 and lower is None and upper is None:
-            ref = None  # ReFrame's "no reference"
-        judged = Judged(
-            '', '', '', '', variable, unit or '', [value], ref, lower, upper
-        )
+        # ReFrame's "no reference" is (0, None, None).
+        has_ref = not (ref == 0 and lower is None and upper is None)
+        reference = Reference(ref, lower, upper, unit or '') if has_ref else None
+        judged = Judged('', '', '', '', variable, unit or '', [value], reference)
         judged.threshold, judged.disturbed = threshold, disturbed or None
         found.setdefault(judged.judge().kind, []).append(variable)
     if not found:
@@ -230,9 +222,9 @@ class Judged:
     variable: str
     unit: str
     values: list
-    reference: Optional[float]
-    lower: Optional[float]
-    upper: Optional[float]
+    #: What the samples are judged against: with a *baseline*, its median
+    #: and the tolerance (see group()); None: no reference.
+    ref: Optional[Reference]
     baseline: Optional[list] = None
     verdict: Verdict = Verdict(NO_REFERENCE)
     ci: Optional[tuple] = None
@@ -261,7 +253,7 @@ class Judged:
     @property
     def compared_to(self):
         """The value judged against: the baseline's median, or the reference."""
-        return statistics.median(self.baseline) if self.baseline else self.reference
+        return self.ref.value if self.ref else None
 
     def judge(self):
         self._judge_undisturbed()
@@ -277,7 +269,7 @@ class Judged:
         share = vocabulary.is_share(self.variable, self.unit)
         better = vocabulary.direction(self.variable, self.unit)
         if self.kind.fails_run and ref and ref > 0 and better and not share:
-            low, high = bounds(ref, self.lower, self.upper)
+            low, high = self.ref.band()
             detail = disturbance.beyond(
                 self.value, low, high, better == vocabulary.HIGHER, self.disturbed
             )
@@ -286,17 +278,13 @@ class Judged:
         return Verdict(DISTURBED, self.disturbed)
 
     def _judge_undisturbed(self):
-        if self.baseline:
-            # Against another run: its median is the reference value.
-            ref = statistics.median(self.baseline)
-            target = self.baseline
-        elif self.reference is not None:
-            ref, target = self.reference, self.reference
-        else:
+        if self.ref is None:
             self.verdict = Verdict(NO_REFERENCE)
             return
+        # Against another run: the CI is of the ratio to its samples.
+        ref, target = self.ref.value, self.baseline or self.ref.value
         if ref == 0:
-            low, high = bounds(0, self.lower, self.upper)
+            low, high = self.ref.band()
             if any(low <= v <= high for v in self.values):
                 side = 0
             else:
@@ -306,7 +294,7 @@ class Judged:
             sign = -1 if ref < 0 else 1
             # The side of the ratio; for a negative reference the value's
             # side is the other one.
-            side = sign * stats.departure(self.ci, self.lower, self.upper, sign)
+            side = sign * stats.departure(self.ci, self.ref.lower, self.ref.upper, sign)
         self.verdict = Verdict(outside(self.variable, self.unit, side))
         if side == 0:
             why = inconclusive(
@@ -314,12 +302,19 @@ class Judged:
                 self.unit,
                 self.value,
                 ref,
-                self.lower,
-                self.upper,
+                self.ref.lower,
+                self.ref.upper,
                 self.threshold,
             )
             if why:
                 self.verdict = Verdict(INCONCLUSIVE, why)
+
+
+def reference_of(figure):
+    """The Reference of a figure record (results.runreport), or None."""
+    if not figure.has_reference:
+        return None
+    return Reference(figure.reference, figure.lower, figure.upper, figure.unit)
 
 
 def group(
@@ -341,7 +336,7 @@ def group(
         entry = pooled.get((*key, bool(disturbed)))
         if entry is None:
             entry = pooled[(*key, bool(disturbed))] = Judged(
-                *key, fig.unit, [], fig.reference, fig.lower, fig.upper
+                *key, fig.unit, [], reference_of(fig)
             )
             entry.disturbed = disturbed
             entry.threshold, entry.band = threshold, band
@@ -350,11 +345,7 @@ def group(
         if origin is not None and origin not in entry.origins:
             entry.origins.append(origin)
         if fig.has_reference:
-            entry.reference, entry.lower, entry.upper = (
-                fig.reference,
-                fig.lower,
-                fig.upper,
-            )
+            entry.ref = reference_of(fig)
     if baseline is not None:
         base = {}
         for fig in baseline:
@@ -364,10 +355,16 @@ def group(
             base.setdefault(key, []).append(fig.value)
         for key, entry in pooled.items():
             entry.baseline = base.get(key[:-1])
-            if entry.reference is None and tolerance is not None:
-                entry.lower, entry.upper = -tolerance, tolerance
             if entry.baseline is None:
-                entry.reference = None
+                entry.ref = None
+                continue
+            # Its median is the reference value, within the reference's band.
+            band = entry.ref or Reference(0)
+            if entry.ref is None and tolerance is not None:
+                band = Reference(0, -tolerance, tolerance)
+            entry.ref = Reference(
+                statistics.median(entry.baseline), band.lower, band.upper, entry.unit
+            )
     return [entry.judge() for entry in pooled.values()]
 
 
@@ -426,7 +423,7 @@ def rows(judged, failures):
         ref = j.compared_to
         low = high = None
         if ref is not None and j.kind != NO_REFERENCE:
-            low, high = bounds(ref, j.lower, j.upper)
+            low, high = j.ref.band()
         if j.band or j.kind == NO_REFERENCE:
             ref = None
         table.append(

@@ -192,14 +192,8 @@ def _pair_matrix(system, part, test, var, bench, samples):
 
 
 def _verdict_of(figs):
-    judged = verdict.Judged(
-        *(['x'] * 5), figs[0].unit, [f.value for f in figs], None, None, None
-    )
+    judged = verdict.Judged(*(['x'] * 5), figs[0].unit, [f.value for f in figs], None)
     for fig in figs:
         if fig.has_reference:
-            judged.reference, judged.lower, judged.upper = (
-                fig.reference,
-                fig.lower,
-                fig.upper,
-            )
+            judged.ref = verdict.reference_of(fig)
     return judged.judge().kind

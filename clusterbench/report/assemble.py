@@ -405,14 +405,11 @@ class _Builder:
                 bench.unit,
                 [],
                 None,
-                None,
-                None,
             )
             for fig in healthy:
                 judged.values.append(fig.value)
                 if fig.has_reference:
-                    judged.reference = fig.reference
-                    judged.lower, judged.upper = fig.lower, fig.upper
+                    judged.ref = verdict.reference_of(fig)
             judged.judge()
             return Cell(
                 config,
@@ -420,9 +417,7 @@ class _Builder:
                 # The word only (INCONCLUSIVE's detail is in the table).
                 self.one.kind(healthy) or verdict.kind(judged.verdict),
                 list(judged.values),
-                judged.reference,
-                judged.lower,
-                judged.upper,
+                judged.ref,
                 reference_file=ref_file,
                 **left_out,
             )
@@ -439,9 +434,7 @@ class _Builder:
                 config,
                 bench,
                 state,
-                reference=ref.reference if ref else None,
-                lower=ref.lower if ref else None,
-                upper=ref.upper if ref else None,
+                ref=verdict.reference_of(ref) if ref else None,
                 reason=f'{verdict.DISTURBED} ({why})'
                 if state == verdict.DISTURBED
                 else f'{state} despite its {verdict.DISTURBED} run ({why})',

@@ -50,7 +50,7 @@ def bar_chart(plots, bench, cells):
     ax = fig.add_axes(axes_box(fig, cells))
     ys = list(range(n))[::-1]
     measured = [v for c in cells for v in c.values]
-    measured += [c.reference for c in cells if c.reference is not None]
+    measured += [c.ref.value for c in cells if c.ref is not None]
     top = max(measured) if measured else 1.0
     bars = [(y, c) for y, c in zip(ys, cells) if c.value is not None]
     hbars(ax, [(y, c.value, verdictcolours.colour(c.state)) for y, c in bars])
@@ -80,7 +80,7 @@ def bar_chart(plots, bench, cells):
         ax.add_collection(
             PolyCollection(bands, facecolors='#cfd8dc', edgecolors='none', zorder=0)
         )
-    refs = [(y, c.reference) for y, c in zip(ys, cells) if c.reference is not None]
+    refs = [(y, c.ref.value) for y, c in zip(ys, cells) if c.ref is not None]
     if refs:
         ax.plot(
             [r for _, r in refs],

@@ -288,13 +288,13 @@ def judged_cells(data):
     found = []
     for bench in data.benchmarks:
         for cell in data.row(bench):
-            if cell.reference and cell.value is not None:
+            if cell.ref and cell.ref.value and cell.value is not None:
                 found.append(cell)
     return sorted(found, key=lambda c: -_badness(c))
 
 
 def _badness(cell):
-    change = cell.value / cell.reference - 1
+    change = cell.value / cell.ref.value - 1
     better = vocabulary.direction(cell.benchmark.variable, cell.benchmark.unit)
     return {Better.HIGHER: -change, Better.LOWER: change}.get(better, abs(change))
 
@@ -313,9 +313,10 @@ def reference_chart(plots, cells):
     span = 25.0
     rows = []
     for y, cell in zip(ys, shown):
-        change = (cell.value / cell.reference - 1) * 100
+        change = (cell.value / cell.ref.value - 1) * 100
         low, high = (
-            (t * 100 if t is not None else None) for t in (cell.lower, cell.upper)
+            (t * 100 if t is not None else None)
+            for t in (cell.ref.lower, cell.ref.upper)
         )
         span = max(span, min(abs(change) * 1.2, 200))
         left = low if low is not None else -1e3
@@ -344,10 +345,10 @@ def reference_chart(plots, cells):
                 cell.benchmark.test,
                 cell.benchmark.variable,
                 cell.value,
-                cell.reference,
-                (cell.value / cell.reference - 1) * 100,
-                cell.lower * 100 if cell.lower is not None else None,
-                cell.upper * 100 if cell.upper is not None else None,
+                cell.ref.value,
+                (cell.value / cell.ref.value - 1) * 100,
+                cell.ref.lower * 100 if cell.ref.lower is not None else None,
+                cell.ref.upper * 100 if cell.ref.upper is not None else None,
                 cell.state,
             )
         )

@@ -55,7 +55,7 @@ def _scalar_bands(data, variables):
                     bench.params.get('placement', ''),
                     _size(bench.variable),
                     *(plotkit.finite(v) and v * scale for v in allowed),
-                    cell.reference * scale,
+                    cell.ref.value * scale,
                 )
             )
     return found

@@ -237,7 +237,7 @@ def _quality(row, data, configs, sessions):
                 continue
             counts[cell.state] += 1
             row.disturbed_samples += len(cell.disturbed)
-            if cell.reference is None and cell.state not in _UNJUDGED:
+            if cell.ref is None and cell.state not in _UNJUDGED:
                 row.band_judged += 1
     row.counts = dict(counts)
     # The measured figures whose spread between sessions the row names.
@@ -264,5 +264,5 @@ def _reference_files(data, configs):
         for bench in data.benchmarks
         for config in configs
         for cell in [data.cell(config, bench)]
-        if cell is not None and cell.reference is not None and cell.reference_file
+        if cell is not None and cell.ref is not None and cell.reference_file
     }

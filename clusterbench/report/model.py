@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from clusterbench.core.figures import Better
+from clusterbench.core.reference import Reference
 from clusterbench.judging import verdict
 from clusterbench.report import curves as curvelib
 from clusterbench.report.identity import PLACEMENT
@@ -114,9 +115,7 @@ class Cell:
     benchmark: Benchmark
     state: verdict.Kind  # pass, SLOWER, FASTER, ..., FAILED or MISSING
     values: list = field(default_factory=list)
-    reference: Optional[float] = None
-    lower: Optional[float] = None
-    upper: Optional[float] = None
+    ref: Optional[Reference] = None
     reason: str = ''
     best: bool = False
     reference_file: str = ''
@@ -131,9 +130,7 @@ class Cell:
 
     @property
     def allowed(self):
-        if self.reference is None:
-            return None
-        return verdict.bounds(self.reference, self.lower, self.upper)
+        return None if self.ref is None else self.ref.band()
 
 
 @dataclass
@@ -365,7 +362,7 @@ class ReportData:
             c
             for b in self.benchmarks
             for c in self.row(b)
-            if c is not None and c.reference is not None
+            if c is not None and c.ref is not None
         ]
 
     def counts(self, config):

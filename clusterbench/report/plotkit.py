@@ -249,7 +249,7 @@ def verdict_values(cell):
     return (
         cell.benchmark.unit,
         cell.state,
-        cell.reference,
+        cell.ref and cell.ref.value,
         finite(low),
         finite(high),
         'yes' if cell.best else None,

@@ -64,7 +64,8 @@ def _tolerance(cell):
     def one(t):
         return '—' if t is None else f'{t * 100:+.1f}%'
 
-    return f'{one(cell.lower)} / {one(cell.upper)}'
+    ref = cell.ref
+    return f'{one(ref and ref.lower)} / {one(ref and ref.upper)}'
 
 
 def summary_csv(data):

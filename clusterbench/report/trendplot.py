@@ -59,7 +59,7 @@ def draw(ax, series):
         )
         ax.plot(
             [b[0] for b in banded],
-            [p.reference for p in series.points if p.band],
+            [p.ref.value for p in series.points if p.band],
             '--',
             color='#546e7a',
             lw=0.8,
@@ -143,7 +143,7 @@ def trend_chart(plots, series):
     plotkit.set_title(fig, series.title)
     rows = [
         (p.session, p.date.isoformat(timespec='seconds'), p.value, len(p.values))
-        + (p.reference, *(p.band or (None, None)), p.verdict)
+        + (p.ref and p.ref.value, *(p.band or (None, None)), p.verdict)
         for p in series.points
     ]
     caption = trend.describe(series)

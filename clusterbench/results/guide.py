@@ -167,7 +167,7 @@ def _any_reference(judged, cases, directory):
             continue
         case = by_ident.get((j.test, j.system, j.partition, j.environ))
         if case is None:
-            if not j.disturbed or j.reference is not None:
+            if not j.disturbed or j.ref is not None:
                 return True
             continue
         try:

@@ -16,8 +16,8 @@ class _CGSolverSources(CGSolverBuild):
     sourcesdir = os.path.join(PROJECT, 'src', 'cgsolver')
 
 
-# The library's bases already carry the Instrumented plugins (profiling on
-# request, node facts, energy); these subclasses only bind the sources.
+# The library's bases are already Observed (profiling on request, node facts,
+# energy); these subclasses only bind the sources.
 @rfm.simple_test
 class InstrumentedCGSolver(CGSolverBase):
     cgsolver_build = fixture(_CGSolverSources, scope='environment')

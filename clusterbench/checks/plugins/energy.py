@@ -14,10 +14,7 @@ import os
 import shlex
 import sys
 
-import reframe as rfm
 import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_before, variable
 from reframe.core.logging import getlogger
 
 from clusterbench.machine import energy
@@ -61,49 +58,39 @@ def say_once(summary):
         getlogger().info(f'energy: not available{where}: {key[1]}; nothing recorded')
 
 
-class EnergyMeasurement(rfm.RegressionTestPlugin):
-    """Energy to solution and mean power of the job, where the node has them."""
+def start_sampler(check):
+    """Before run (last): the job script samples around the benchmark."""
+    if not check.measure_energy:
+        return
+    check.prerun_cmds = [
+        *check.prerun_cmds,
+        *sampler_commands(
+            os.path.join(check.stagedir, SAMPLES_FILE),
+            interval=check.energy_interval,
+            root=check.energy_sysfs_root,
+        ),
+    ]
+    check.postrun_cmds = [STOP_COMMAND, *check.postrun_cmds]
+    check.keep_files = [*check.keep_files, SAMPLES_FILE]
 
-    #: Sample energy around the benchmark (on by default).
-    measure_energy = variable(bool, value=True)
-    #: Seconds between readings.
-    energy_interval = variable(float, value=2.0)
-    #: File system root of /sys (tests point it at a canned tree).
-    energy_sysfs_root = variable(str, value='/')
-    #: What the sampler found, kept in the run report.
-    energy_summary = variable(typ.Dict[str, object], value={})
 
-    @run_before('run', always_last=True)
-    def _start_energy_sampler(self):
-        if not self.measure_energy:
-            return
-        self.prerun_cmds = [
-            *self.prerun_cmds,
-            *sampler_commands(
-                os.path.join(self.stagedir, SAMPLES_FILE),
-                interval=self.energy_interval,
-                root=self.energy_sysfs_root,
-            ),
-        ]
-        self.postrun_cmds = [STOP_COMMAND, *self.postrun_cmds]
-        self.keep_files = [*self.keep_files, SAMPLES_FILE]
+def read(check):
+    """Before sanity: what the sampler found into ``energy_summary``."""
+    if check.measure_energy:
+        check.energy_summary = energy.summarize_file(
+            os.path.join(check.stagedir, SAMPLES_FILE)
+        )
 
-    @run_before('sanity')
-    def _read_energy(self):
-        if self.measure_energy:
-            self.energy_summary = energy.summarize_file(
-                os.path.join(self.stagedir, SAMPLES_FILE)
-            )
 
-    @run_before('performance', always_last=True)
-    def _add_energy_figures(self):
-        if not self.measure_energy:
-            return
-        summary = self.energy_summary
-        if not summary.get('available'):
-            say_once(summary)
-            return
-        for figure in FIGURES:
-            self.perf_variables[figure.name] = sn.make_performance_function(
-                sn.defer(summary[figure.name]), figure.unit
-            )
+def add_figures(check):
+    """Before performance: energy and mean power, where the node has them."""
+    if not check.measure_energy:
+        return
+    summary = check.energy_summary
+    if not summary.get('available'):
+        say_once(summary)
+        return
+    for figure in FIGURES:
+        check.perf_variables[figure.name] = sn.make_performance_function(
+            sn.defer(summary[figure.name]), figure.unit
+        )

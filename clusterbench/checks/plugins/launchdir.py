@@ -13,9 +13,6 @@ importing its file).
 
 import os
 
-import reframe as rfm
-from reframe.core.builtins import run_after
-
 #: The checks' variables that name a directory (or a tree) on this host.
 PATH_VARIABLES = (
     'npb_source',
@@ -34,12 +31,11 @@ def from_launch_dir(path):
     return os.path.abspath(path) if path else path
 
 
-class LaunchDirPaths(rfm.RegressionTestPlugin):
-    """The test's path variables (PATH_VARIABLES it has) made absolute."""
+def make_absolute(check):
+    """*check*'s path variables (PATH_VARIABLES it has) made absolute.
 
-    @run_after('init')
-    def _paths_from_launch_dir(self):
-        for name in PATH_VARIABLES:
-            value = getattr(self, name, None)
-            if isinstance(value, str) and value:
-                setattr(self, name, from_launch_dir(value))
+    Call it from a check's ``run_after('init')`` hook."""
+    for name in PATH_VARIABLES:
+        value = getattr(check, name, None)
+        if isinstance(value, str) and value:
+            setattr(check, name, from_launch_dir(value))

@@ -15,10 +15,6 @@ import os
 import shlex
 import sys
 
-import reframe as rfm
-import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_before, variable
-
 from clusterbench.machine import hwinfo
 
 HWINFO_DIR = 'hwinfo'
@@ -48,40 +44,31 @@ def read_node_facts(directory):
     return out
 
 
-class NodeFacts(rfm.RegressionTestPlugin):
-    """Record every node's hardware and software facts with the results."""
+def collect(check):
+    """Before run (last): the job script collects every node's facts first."""
+    if not check.record_node_facts:
+        return
+    launcher = ''
+    per_node = check.num_tasks_per_node or 0
+    if per_node and (check.num_tasks or 0) > per_node:
+        # Several nodes: one collector process per task, one file per node.
+        # (ReFrame copies these to the job only later, in its run stage.)
+        check.job.num_tasks = check.num_tasks
+        check.job.num_tasks_per_node = per_node
+        # The launcher without its modifier (the conditions wrapper is for
+        # the benchmark's launch only).
+        launcher = ' '.join(
+            check.job.launcher.command(check.job) + check.job.launcher.options
+        )
+    check.prerun_cmds = [
+        collect_command(os.path.join(check.stagedir, HWINFO_DIR), launcher=launcher),
+        *check.prerun_cmds,
+    ]
+    check.keep_files = [*check.keep_files, HWINFO_DIR]
 
-    #: Collect the facts (on by default).
-    record_node_facts = variable(bool, value=True)
-    #: {host: digest of its facts}, kept in the run report.
-    node_facts = variable(typ.Dict[str, object], value={})
 
-    @run_before('run', always_last=True)
-    def _collect_node_facts(self):
-        if not self.record_node_facts:
-            return
-        launcher = ''
-        per_node = self.num_tasks_per_node or 0
-        if per_node and (self.num_tasks or 0) > per_node:
-            # Several nodes: one collector process per task, one file per node.
-            # (ReFrame copies these to the job only later, in its run stage.)
-            self.job.num_tasks = self.num_tasks
-            self.job.num_tasks_per_node = per_node
-            # The launcher without its modifier (the conditions wrapper is for
-            # the benchmark's launch only).
-            launcher = ' '.join(
-                self.job.launcher.command(self.job) + self.job.launcher.options
-            )
-        self.prerun_cmds = [
-            collect_command(os.path.join(self.stagedir, HWINFO_DIR), launcher=launcher),
-            *self.prerun_cmds,
-        ]
-        self.keep_files = [*self.keep_files, HWINFO_DIR]
-
-    @run_before('sanity')
-    def _read_node_facts(self):
-        if self.record_node_facts:
-            found = read_node_facts(os.path.join(self.stagedir, HWINFO_DIR))
-            self.node_facts = found or {
-                'absent': 'no hwinfo written (see the job stderr)'
-            }
+def read(check):
+    """Before sanity: the facts' digest per host into ``node_facts``."""
+    if check.record_node_facts:
+        found = read_node_facts(os.path.join(check.stagedir, HWINFO_DIR))
+        check.node_facts = found or {'absent': 'no hwinfo written (see the job stderr)'}

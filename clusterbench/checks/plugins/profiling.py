@@ -17,10 +17,7 @@ import fcntl
 import os
 import subprocess
 
-import reframe as rfm
 import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
 from clusterbench.bench import profile
@@ -96,59 +93,44 @@ def agrees_with_cgsolver(path, result):
     return True
 
 
-class MPIProfiling(rfm.RegressionTestPlugin):
-    """Run the check's job under the PMPI profiler when ``mpi_profile`` is on."""
+def preload(check):
+    """After setup (last): preload the profiler into the job, when on."""
+    if not check.mpi_profile:
+        return
+    lib = check.mpiprof_library
+    if not lib:
+        # One build per environment, shared by the session's tests.
+        env_dir = os.path.dirname(check.stagedir)
+        lib = build_library(
+            check.mpiprof_sources,
+            os.path.join(env_dir, '_mpiprof'),
+            check.current_environ.cc,
+        )
+    elif not os.path.isfile(lib):
+        raise ReframeError(f'mpiprof_library {lib}: no such file')
+    # env_vars are exported unquoted: the values are shell words here.
+    old = check.env_vars.get('LD_PRELOAD')
+    check.env_vars['LD_PRELOAD'] = f'{quote(lib)}:{old}' if old else quote(lib)
+    check.env_vars['MPIPROF_OUTPUT'] = quote(check.mpi_profile_path)
+    check.keep_files = [*check.keep_files, PROFILE_FILE]
 
-    #: Profile the job (off by default: ``-S mpi_profile=1`` turns it on).
-    mpi_profile = variable(bool, value=False)
-    #: A prebuilt libmpiprof.so matching the environment's MPI (skips the build).
-    mpiprof_library = variable(str, value='')
-    #: Where the library's sources are.
-    mpiprof_sources = variable(str, value=SOURCES)
-    #: Digest of the job's profile, kept in the run report.
-    mpi_profile_summary = variable(typ.Dict[str, object], value={})
 
-    @property
-    def mpi_profile_path(self):
-        return os.path.join(self.stagedir, PROFILE_FILE)
+def read(check):
+    """Before sanity: the profile's digest into ``mpi_profile_summary``."""
+    if not check.mpi_profile:
+        return
+    try:
+        found = profile.load(check.mpi_profile_path)
+        check.mpi_profile_summary = profile.summary(found)
+    except ClusterbenchError:
+        # The performance variable reports why, if the run got that far.
+        check.mpi_profile_summary = {}
 
-    @run_after('setup', always_last=True)
-    def _preload_profiler(self):
-        if not self.mpi_profile:
-            return
-        lib = self.mpiprof_library
-        if not lib:
-            # One build per environment, shared by the session's tests.
-            env_dir = os.path.dirname(self.stagedir)
-            lib = build_library(
-                self.mpiprof_sources,
-                os.path.join(env_dir, '_mpiprof'),
-                self.current_environ.cc,
-            )
-        elif not os.path.isfile(lib):
-            raise ReframeError(f'mpiprof_library {lib}: no such file')
-        # env_vars are exported unquoted: the values are shell words here.
-        old = self.env_vars.get('LD_PRELOAD')
-        self.env_vars['LD_PRELOAD'] = f'{quote(lib)}:{old}' if old else quote(lib)
-        self.env_vars['MPIPROF_OUTPUT'] = quote(self.mpi_profile_path)
-        self.keep_files = [*self.keep_files, PROFILE_FILE]
 
-    @run_before('sanity')
-    def _read_profile(self):
-        if not self.mpi_profile:
-            return
-        try:
-            self.mpi_profile_summary = profile.summary(
-                profile.load(self.mpi_profile_path)
-            )
-        except ClusterbenchError:
-            # The performance variable reports why, if the run got that far.
-            self.mpi_profile_summary = {}
-
-    @run_before('performance', always_last=True)
-    def _add_mpi_time_share(self):
-        if self.mpi_profile:
-            share = declarations.MPI_TIME_SHARE
-            self.perf_variables[share.name] = sn.make_performance_function(
-                _share_percent(self.mpi_profile_path), share.unit
-            )
+def add_time_share(check):
+    """Before performance: the MPI time share becomes a performance variable."""
+    if check.mpi_profile:
+        share = declarations.MPI_TIME_SHARE
+        check.perf_variables[share.name] = sn.make_performance_function(
+            _share_percent(check.mpi_profile_path), share.unit
+        )

@@ -1,13 +1,16 @@
 """External references (ReFrame 4.10 ``$ref``), one directory per system:
-the project's reference_data/<system>/."""
+the project's reference_data/<system>/.
+
+What a judged check (:class:`~clusterbench.checks.plugins.judged.JudgedCheck`)
+does with them: ``reference_index`` is the ``$index`` that ``clusterbench
+references update`` writes for the test, and the processor facts are kept in
+the run report so that update can use them.
+"""
 
 import os
 import re
 
-import reframe as rfm
 import reframe.core.runtime as rt
-import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ReferenceParseError
 
 from clusterbench.core.errors import ClusterbenchError
@@ -40,107 +43,84 @@ BASE_INDEX = (
 UNKNOWN_KIND = 'unknown'
 
 
-class ExternalReferences(rfm.RegressionTestPlugin):
-    """Read this test's references from a YAML file, never inline.
+def use_external_references(check):
+    """Point *check* at its YAML file (after init), never inline references.
 
     The file is looked up in the current system's directory of the reference
     root: ``RFM_REFERENCE_PREFIX`` when that is set (a site keeping its
     references elsewhere), otherwise ``reference_data/`` beside the directory
     of the concrete check (``reference_data/local/hpcc.yaml``). A system with
     no directory or file gets *no reference* on every figure.
-    ``reference_index`` is the ``$index`` that ``clusterbench references
-    update`` writes for this test, and the processor facts are kept in the
-    run report so that update can use them.
     """
+    # One directory per system: the references of the system ReFrame runs on
+    # (one per session) are in <root>/<system>/.
+    runtime = rt.runtime()
+    path = os.path.join(runtime.system.name, check.reference_file)
+    prefix = runtime.get_option('general/0/reference_prefix')
+    if not prefix:
+        prefix = check.prefix
+        path = os.path.join(_PROJECT_REFERENCES, path)
+    # ReFrame drops a test whose reference file is missing; a missing file
+    # must instead show as "no reference" on every figure.
+    full = os.path.join(prefix, path)
+    if not os.path.isfile(full):
+        return
+    # ReFrame also drops the test (a warning, exit 0) when the file is
+    # malformed: validate it here and fail the test in setup instead.
+    check.reference_error = _problem(full)
+    if check.reference_error:
+        return
+    try:
+        check.reference = {'$ref': path}
+    except Exception as err:  # noqa: BLE001 - anything ReFrame rejects
+        check.reference_error = f'{_shown(full)}: {err}'
+    check.reference_path = os.path.abspath(full)
 
-    #: The YAML file, relative to the system's reference directory.
-    reference_file = variable(str)
-    reference_index = variable(typ.List[str], value=list(BASE_INDEX))
-    #: The partition's processor facts (filled in at setup; kept in reports).
-    processor_facts = variable(typ.Dict[str, object], value={})
-    #: The programming environment's extras (MPI, compiler, BLAS), for reports.
-    environ_extras = variable(typ.Dict[str, object], value={})
-    #: The reference file read ('' if none): its provenance holds the host
-    #: probe of the sessions each entry was made from.
-    reference_path = variable(str, value='', loggable=False)
-    #: Why the reference file cannot be used ('' if it can); fails the test.
-    reference_error = variable(str, value='', loggable=False)
-    #: vendor-family-model of the partition's nodes (``AMD-25-17``): the
-    #: partition's ``extras.cpu_kind``, computed by the site config when it
-    #: loads (``common.cpu_kind()``); a local partition without one is this
-    #: host. ReFrame resolves it by name in ``$index``, like ``reflookup``.
-    cpu_kind = variable(str, value=UNKNOWN_KIND)
 
-    @run_after('init')
-    def _use_external_references(self):
-        # One directory per system: the references of the system ReFrame runs
-        # on (one per session) are in <root>/<system>/.
-        runtime = rt.runtime()
-        path = os.path.join(runtime.system.name, self.reference_file)
-        prefix = runtime.get_option('general/0/reference_prefix')
-        if not prefix:
-            prefix = self.prefix
-            path = os.path.join(_PROJECT_REFERENCES, path)
-        # ReFrame drops a test whose reference file is missing; a missing file
-        # must instead show as "no reference" on every figure.
-        full = os.path.join(prefix, path)
-        if not os.path.isfile(full):
-            return
-        # ReFrame also drops the test (a warning, exit 0) when the file is
-        # malformed: validate it here and fail the test in setup instead.
-        self.reference_error = _problem(full)
-        if self.reference_error:
-            return
-        try:
-            self.reference = {'$ref': path}
-        except Exception as err:  # noqa: BLE001 - anything ReFrame rejects
-            self.reference_error = f'{_shown(full)}: {err}'
-        self.reference_path = os.path.abspath(full)
+def refuse_a_broken_reference_file(check):
+    if check.reference_error:
+        # A ReFrame error: the reason is shown as one line, no traceback.
+        raise ReferenceParseError(check.reference_error)
 
-    @run_before('setup')
-    def _fail_on_a_broken_reference_file(self):
-        if self.reference_error:
-            # A ReFrame error: the reason is shown as one line, no traceback.
-            raise ReferenceParseError(self.reference_error)
 
-    @run_after('setup')
-    def _record_processor_facts(self):
-        proc = self.current_partition.processor
-        self.processor_facts = {
-            'arch': proc.arch,
-            'model': proc.model,
-            'num_cpus': proc.num_cpus,
-            'num_cpus_per_core': proc.num_cpus_per_core,
-            'num_sockets': proc.num_sockets,
-        }
-        self.environ_extras = dict(self.current_environ.extras)
-        kind = contract.PartitionSpec.of(self.current_partition).cpu_kind
-        if not kind and contract.runs_here(self.current_partition):
-            kind = hwinfo.cpu_kind_of_file()
-        self.cpu_kind = str(kind or UNKNOWN_KIND)
-        self.processor_facts['cpu_kind'] = self.cpu_kind
+def record_processor_facts(check):
+    """The partition's processor facts, environment extras and CPU kind
+    (after setup; kept in the run report for ``references update``)."""
+    proc = check.current_partition.processor
+    check.processor_facts = {
+        'arch': proc.arch,
+        'model': proc.model,
+        'num_cpus': proc.num_cpus,
+        'num_cpus_per_core': proc.num_cpus_per_core,
+        'num_sockets': proc.num_sockets,
+    }
+    check.environ_extras = dict(check.current_environ.extras)
+    kind = contract.PartitionSpec.of(check.current_partition).cpu_kind
+    if not kind and contract.runs_here(check.current_partition):
+        kind = hwinfo.cpu_kind_of_file()
+    check.cpu_kind = str(kind or UNKNOWN_KIND)
+    check.processor_facts['cpu_kind'] = check.cpu_kind
 
-    def host_probe_of_references(self):
-        """The host probe's figures in the sessions this test's reference
-        entry was made from, or {} (no reference, or none recorded)."""
-        if not self.reference_path or not hasattr(self.reference, 'data'):
-            return {}
-        # The entry ReFrame judges this test against, found as ReFrame finds it.
-        try:
-            key = reflookup.matched_key(self.reference.index, self.reference.data, self)
-        except re.error:
-            return {}  # ReFrame fails the test on it
-        if key is None:
-            return {}
-        folder, name = os.path.split(self.reference_path)
-        prov = _provenance(os.path.join(folder, refprov.PROVENANCE_DIR, name))
-        entries = prov.get(self.display_name.split()[0])
-        where = refprov.where(key)
-        entry = refprov.current(
-            entries.get(where) if isinstance(entries, dict) else None
-        )
-        probe = entry.get('host_probe') if isinstance(entry, dict) else None
-        return probe if isinstance(probe, dict) else {}
+
+def host_probe_of_references(check):
+    """The host probe's figures in the sessions *check*'s reference entry was
+    made from, or {} (no reference, or none recorded)."""
+    if not check.reference_path or not hasattr(check.reference, 'data'):
+        return {}
+    # The entry ReFrame judges this test against, found as ReFrame finds it.
+    try:
+        key = reflookup.matched_key(check.reference.index, check.reference.data, check)
+    except re.error:
+        return {}  # ReFrame fails the test on it
+    if key is None:
+        return {}
+    folder, name = os.path.split(check.reference_path)
+    prov = _provenance(os.path.join(folder, refprov.PROVENANCE_DIR, name))
+    entries = prov.get(check.display_name.split()[0])
+    where = refprov.where(key)
+    entry = refprov.current(entries.get(where) if isinstance(entries, dict) else None)
+    probe = entry.get('host_probe') if isinstance(entry, dict) else None
+    return probe if isinstance(probe, dict) else {}
 
 
 #: Parsed provenance files per file state (path, mtime, size).

@@ -29,14 +29,11 @@ import os
 import shlex
 import sys
 
-import reframe as rfm
-import reframe.utility.typecheck as typ
-from reframe.core.builtins import loggable, run_before, variable
 from reframe.core.logging import getlogger
 
 from clusterbench.core import disturbance, figures
 from clusterbench.judging import verdict, vocabulary
-from clusterbench.noisyhost import conditions, hostprobe, quiet, sessionvars, switch
+from clusterbench.noisyhost import conditions, hostprobe, quiet, switch
 from clusterbench.site import contract
 
 CONDITIONS_FILE = 'conditions.json'
@@ -92,148 +89,107 @@ def wrapper_options(
     ]
 
 
-class RunConditions(rfm.RegressionTestPlugin):
-    """Measure the run's conditions; name a disturbed run instead of judging it."""
+def runs_here(check):
+    return contract.runs_here(check.current_partition)
 
-    #: Measure around the launch (on by default).
-    measure_conditions = variable(typ.Bool, value=True)
-    #: Run the host probe before the launch (clusterbench.noisyhost.hostprobe),
-    #: where the partition has the noisy-host profile on.
-    #: (`clusterbench run` gives a session's -S through the environment.)
-    probe_host = variable(typ.Bool, value=sessionvars.default('probe_host'))
-    #: Judge them against the thresholds where the partition has the
-    #: noisy-host profile on (off: measured and kept, never
-    #: DISTURBED; the project's tests of other things use this on a shared
-    #: machine).
-    judge_conditions = variable(typ.Bool, value=sessionvars.default('judge_conditions'))
-    #: Before the run on a ``local`` partition, wait up to this many seconds
-    #: for the machine to be quiet (0: do not wait). ``clusterbench run
-    #: --wait-quiet[=SECONDS]`` sets it.
-    wait_quiet = variable(float, value=sessionvars.default('wait_quiet'))
-    #: What was measured (kept in the run report).
-    run_conditions = variable(typ.Dict[str, object], value={})
-    #: The identity of the node that ran the launcher (kept in the report).
-    machine_identity = variable(typ.Dict[str, object], value={})
-    #: '' or what the run broke (a core.disturbance.Disturbed: its words,
-    #: "steal 18 %, ranks' CPU share 71 %", and the data they come from).
-    disturbed = variable(str, value='')
 
-    def _runs_here(self):
-        return contract.runs_here(self.current_partition)
+def noisy_host(check):
+    """The partition's thresholds if it has the noisy-host profile, or None."""
+    return switch.thresholds(check.current_partition.extras, runs_here(check))
 
-    def _noisy_host(self):
-        """The partition's thresholds if it has the noisy-host profile, or None."""
-        return switch.thresholds(self.current_partition.extras, self._runs_here())
 
-    @run_before('run')
-    def _wait_until_quiet(self):
-        if self.wait_quiet > 0 and self._runs_here() and self._noisy_host():
-            getlogger().info(
-                f'{self.display_name}: waiting up to {self.wait_quiet:g} s for a '
-                'quiet machine'
-            )
-            quiet.wait_quiet(self.wait_quiet, say=getlogger().warning)
-
-    @run_before('run', always_last=True)
-    def _wrap_launcher(self):
-        if not self.measure_conditions:
-            return
-        local = self._runs_here()
-        ranks = (self.num_tasks if local else self.num_tasks_per_node) or 1
-        launcher = self.job.launcher
-        inner = [launcher.modifier, *launcher.modifier_options]
-        launcher.modifier = 'env'
-        launcher.modifier_options = [
-            *wrapper_options(
-                os.path.join(self.stagedir, CONDITIONS_FILE),
-                ranks,
-                local,
-                probe=self.probe_host and self._noisy_host() is not None,
-                # A rank's threads (STREAM: one rank, a thread per core).
-                cpus_per_rank=self.num_cpus_per_task or 1,
-                resources=self.probe_resources(),
-            ),
-            *(inner if inner[0] else []),
-        ]
-        self.keep_files = [*self.keep_files, CONDITIONS_FILE]
-
-    @run_before('sanity')
-    def _read_conditions(self):
-        if not self.measure_conditions:
-            return
-        found = conditions.load(os.path.join(self.stagedir, CONDITIONS_FILE))
-        self.machine_identity = found.pop('identity', {}) or {}
-        limits = self._noisy_host()
-        if not found:
-            found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
-        # None: the profile is off, the conditions are facts, not judged.
-        found['thresholds'] = limits
-        if self.judge_conditions:
-            self.disturbed = conditions.judge_run(
-                found, limits, self.reference_host_probe
-            )
-        found['disturbed'] = self.disturbed
-        # The data its words come from: what readers of the report judge by.
-        found['disturbance'] = disturbance.records(self.disturbed)
-        self.run_conditions = found
-
-    def reference_host_probe(self):
-        """The host probe's figures in the sessions this test's references
-        were made from, or {} (a check without references has none)."""
-        return {}
-
-    def probe_resources(self):
-        """What the host probe measures at the test's parallelism
-        (:func:`resources_of` its figures); all of them by default."""
-        return hostprobe.RESOURCES
-
-    @loggable
-    @property
-    def verdict(self):
-        """The test case's verdict for ReFrame's perflog handlers (filelog,
-        syslog, httpjson: ``%(check_verdict)s``): its figures judged as
-        ``clusterbench`` judges one sample, ``SLOWER (gflops)``; None before
-        any figure. Computed when the record is logged, so a test that
-        failed its performance stage has one too."""
-        found = verdict.of_test_case(self.perfvalues, self.disturbed)
-        return None if found is None else str(found)
-
-    @loggable
-    @property
-    def verdict_kind(self):
-        """The kind of :attr:`verdict` alone (``SLOWER``), to filter on."""
-        found = verdict.of_test_case(self.perfvalues, self.disturbed)
-        return None if found is None else str(found.kind)
-
-    @run_before('performance', always_last=True)
-    def _do_not_judge_a_disturbed_run(self):
-        if not self.disturbed:
-            return
-        kept = self._beyond_the_disturbance()
-        judged = f', except {", ".join(kept)}: beyond what it explains' if kept else ''
-        getlogger().warning(
-            f'{self.display_name}: DISTURBED ({self.disturbed}): its figures '
-            f'are recorded but not judged{judged}'
+def wait_until_quiet(check):
+    if check.wait_quiet > 0 and runs_here(check) and noisy_host(check):
+        getlogger().info(
+            f'{check.display_name}: waiting up to {check.wait_quiet:g} s for a '
+            'quiet machine'
         )
-        self.reference = {self.current_partition.fullname: kept} if kept else {}
+        quiet.wait_quiet(check.wait_quiet, say=getlogger().warning)
 
-    def _beyond_the_disturbance(self):
-        """{figure: its reference} of the figures beyond their band by more
-        than the disturbance explains (judging.disturbed.beyond): their
-        references stay, so that ReFrame and clusterbench judge them."""
-        # ReFrame's own lookup of the partition's references ($index too).
-        reference = self._resolve_reference()
-        where = self.current_partition.fullname
-        kept = {}
-        for name, expr in self.perf_variables.items():
-            try:
-                ref = tuple(reference[f'{where}:{name}'])
-                value = expr.evaluate()
-            except (KeyError, TypeError):
-                continue  # no reference, or an expected failure's
-            found = verdict.of_test_case(
-                {name: [value, *ref[:3], expr.unit, None]}, self.disturbed
-            )
-            if found is not None and found.kind.fails_run:
-                kept[name] = ref
-        return kept
+
+def wrap_launcher(check):
+    """Run the launcher line through the conditions wrapper (last before the
+    run: the launcher's own modifier, if any, runs inside it)."""
+    if not check.measure_conditions:
+        return
+    local = runs_here(check)
+    ranks = (check.num_tasks if local else check.num_tasks_per_node) or 1
+    launcher = check.job.launcher
+    inner = [launcher.modifier, *launcher.modifier_options]
+    launcher.modifier = 'env'
+    launcher.modifier_options = [
+        *wrapper_options(
+            os.path.join(check.stagedir, CONDITIONS_FILE),
+            ranks,
+            local,
+            probe=check.probe_host and noisy_host(check) is not None,
+            # A rank's threads (STREAM: one rank, a thread per core).
+            cpus_per_rank=check.num_cpus_per_task or 1,
+            resources=check.probe_resources(),
+        ),
+        *(inner if inner[0] else []),
+    ]
+    check.keep_files = [*check.keep_files, CONDITIONS_FILE]
+
+
+def read_conditions(check):
+    """What the wrapper measured, judged where the profile is on."""
+    if not check.measure_conditions:
+        return
+    found = conditions.load(os.path.join(check.stagedir, CONDITIONS_FILE))
+    check.machine_identity = found.pop('identity', {}) or {}
+    limits = noisy_host(check)
+    if not found:
+        found = {'absent': {'all': 'the launcher wrote no conditions.json'}}
+    # None: the profile is off, the conditions are facts, not judged.
+    found['thresholds'] = limits
+    if check.judge_conditions:
+        check.disturbed = conditions.judge_run(
+            found, limits, check.reference_host_probe
+        )
+    found['disturbed'] = check.disturbed
+    # The data its words come from: what readers of the report judge by.
+    found['disturbance'] = disturbance.records(check.disturbed)
+    check.run_conditions = found
+
+
+def test_case_verdict(check):
+    """*check*'s figures judged as ``clusterbench`` judges one sample
+    (a :class:`~clusterbench.judging.verdict.Verdict`), or None before any."""
+    return verdict.of_test_case(check.perfvalues, check.disturbed)
+
+
+def do_not_judge_a_disturbed_run(check):
+    """Drop the references of a disturbed run's figures, except those beyond
+    what the disturbance explains (last before the performance stage)."""
+    if not check.disturbed:
+        return
+    kept = _beyond_the_disturbance(check)
+    judged = f', except {", ".join(kept)}: beyond what it explains' if kept else ''
+    getlogger().warning(
+        f'{check.display_name}: DISTURBED ({check.disturbed}): its figures '
+        f'are recorded but not judged{judged}'
+    )
+    check.reference = {check.current_partition.fullname: kept} if kept else {}
+
+
+def _beyond_the_disturbance(check):
+    """{figure: its reference} of the figures beyond their band by more than
+    the disturbance explains (judging.disturbed.beyond): their references
+    stay, so that ReFrame and clusterbench judge them."""
+    # ReFrame's own lookup of the partition's references ($index too).
+    reference = check._resolve_reference()
+    where = check.current_partition.fullname
+    kept = {}
+    for name, expr in check.perf_variables.items():
+        try:
+            ref = tuple(reference[f'{where}:{name}'])
+            value = expr.evaluate()
+        except (KeyError, TypeError):
+            continue  # no reference, or an expected failure's
+        found = verdict.of_test_case(
+            {name: [value, *ref[:3], expr.unit, None]}, check.disturbed
+        )
+        if found is not None and found.kind.fails_run:
+            kept[name] = ref
+    return kept

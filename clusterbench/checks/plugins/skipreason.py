@@ -3,7 +3,8 @@
 ReFrame prints a skip's message but leaves it out of its JSON report, so a
 skip reached the verdict table as "no reason given". In every judged check
 (``JudgedCheck`` has them) and the fixtures that skip (this plugin among
-their bases) ``skip`` and ``skip_if`` record the message, reported as the
+their bases, or ``NPBVariables``, which assigns ``skip`` and ``skip_reason``
+itself) ``skip`` and ``skip_if`` record the message, reported as the
 loggable ``skip_reason``, which :mod:`clusterbench.results.runreport` shows,
 also for a test skipped because a fixture it depends on was.
 

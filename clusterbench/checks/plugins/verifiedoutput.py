@@ -1,6 +1,7 @@
 """One path from a benchmark's output file to its recorded figures.
 
-A benchmark base mixes in :class:`VerifiedOutput` and declares:
+A benchmark base (a :class:`~clusterbench.checks.plugins.judged.JudgedCheck`)
+declares:
 
 - ``output_program``: the program's name in messages (``'hpcc'``);
 - ``output_parser``: its module of :mod:`clusterbench.parsers`, whose
@@ -15,9 +16,10 @@ A base whose parser lives elsewhere (fabric, nodeprobe) overrides
 :meth:`parse_output`; one whose figures come from curves (IMB, OSU, NetPIPE)
 or add a derived figure overrides :meth:`output_figures`.
 
-The plugin then owns the sanity function ``verified``: a non-zero exit code,
-a missing or empty output file, a parser's error and a figure that is NaN or
-infinite each fail it with one line (:data:`MISSING`, :data:`EMPTY`,
+The judged check then owns the sanity function ``verified``
+(:func:`verified`): a non-zero exit code, a missing or empty output file,
+a parser's error and a figure that is NaN or infinite each fail it with one
+line (:data:`MISSING`, :data:`EMPTY`,
 :data:`NOT_A_FIGURE` are the same for every check), and the performance
 variables: every figure of the verified result, so that a figure is only
 recorded when the benchmark verified its result.
@@ -27,9 +29,7 @@ import math
 import numbers
 import os
 
-import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import run_before, sanity_function
 from reframe.core.exceptions import SanityError
 
 from clusterbench.core.errors import ClusterbenchError
@@ -63,7 +63,9 @@ def read_output(path, name):
 
 
 @sn.deferrable
-def _verified(check):
+def verified_result(check):
+    """The parser's verified result of *check*'s output (deferred), or a
+    one-line SanityError."""
     exitcode = check.job.exitcode
     if exitcode:
         why = check.exit_reasons.get(exitcode, 'see rfm_job.err')
@@ -100,56 +102,27 @@ def _finite_figures(check):
     return True  # also when there are none
 
 
-class VerifiedOutput(rfm.RegressionTestPlugin):
-    """Exit code, output file, parser and figures of one benchmark run."""
+def verified(check):
+    """The deferred sanity of *check*: a verified result whose figures are
+    finite numbers, and the check's further assertions."""
+    # The figures too: a NaN or infinite one fails sanity, never becomes a
+    # sample.
+    return sn.all(
+        [
+            sn.assert_true(check.verified_result()),
+            sn.assert_true(_finite_figures(check)),
+            *check.further_sanity(),
+        ]
+    )
 
-    output_program = ''
-    output_parser = None
-    output_file = ''
-    exit_reasons = {}
 
-    def output_path(self):
-        """The output file's path (a :class:`SanityError` if it cannot be named)."""
-        return os.path.join(self.stagedir, self.output_file or self.job.stdout)
-
-    def output_expected(self):
-        """Keywords of the parser's ``verify``: what the run was asked to do."""
-        return {}
-
-    def parse_output(self, text, source):
-        """The parser's verified result of *text* (a ClusterbenchError if not)."""
-        return self.output_parser.verify(text, source, **self.output_expected())
-
-    def output_figures(self, result):
-        """``{name: (value, unit)}`` of a verified result: the parser's figures."""
-        return self.output_parser.figures(result, os.path.basename(self.output_path()))
-
-    def further_sanity(self):
-        """More deferred assertions of a verified run (none by default)."""
-        return []
-
-    def verified_result(self):
-        """The parser's verified result (deferred), or one-line SanityError."""
-        return _verified(self)
-
-    @sanity_function
-    def verified(self):
-        # The figures too: a NaN or infinite one fails sanity, never becomes
-        # a sample.
-        return sn.all(
-            [
-                sn.assert_true(self.verified_result()),
-                sn.assert_true(_finite_figures(self)),
-                *self.further_sanity(),
-            ]
-        )
-
-    @run_before('performance')
-    def _record_verified_figures(self):
-        if self.is_dry_run():
-            return  # nothing ran: no output to verify (reframe --dry-run)
-        figures = _figures(self, sn.evaluate(self.verified_result()))
-        self.perf_variables = {
-            name: sn.make_performance_function(sn.defer(value), unit)
-            for name, (value, unit) in figures.items()
-        }
+def record_figures(check):
+    """Make *check*'s performance variables the figures of its verified
+    result (before the performance stage)."""
+    if check.is_dry_run():
+        return  # nothing ran: no output to verify (reframe --dry-run)
+    figures = _figures(check, sn.evaluate(check.verified_result()))
+    check.perf_variables = {
+        name: sn.make_performance_function(sn.defer(value), unit)
+        for name, (value, unit) in figures.items()
+    }
