@@ -38,7 +38,7 @@ out, as `clusterbench ab` leaves it out, and the output says how many. A run
 that keeps fewer than two blocks is NOT PAIRED: neither found nor false.
 A block with a DISTURBED leg is measured again, and with --resolve blocks go
 on until the run resolves that change, as `clusterbench ab` runs them (the
-same results.ab.Blocks and paired.more_blocks); --wait-quiet lets a burst
+same sessions.ab.Blocks and paired.more_blocks); --wait-quiet lets a burst
 of steal pass after a disturbed block.
 
 The script needs root (cgroups, nice) and MPICH; it prints the conditions
@@ -63,7 +63,7 @@ import time
 from clusterbench.judging import paired, stats, verdict
 from clusterbench.noisyhost import conditions as runconditions
 from clusterbench.noisyhost import quiet
-from clusterbench.results.ab import Blocks
+from clusterbench.sessions.ab import Blocks
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CGROUP = '/sys/fs/cgroup/cpu/clusterbench-ab-study-{}'
@@ -166,7 +166,7 @@ def _children_cpu():
 def one_run(binary, ranks, args, groups, blocks, repeat=1, wait=0):
     """Samples of one A/B run (A, B, B, A per block), of its A/A run, and
     (steal, other processes' share) of each leg of the A/B run. Blocks
-    (results.ab.Blocks) go on as `clusterbench ab` runs them
+    (sessions.ab.Blocks) go on as `clusterbench ab` runs them
     (paired.more_blocks): a block with a DISTURBED leg is measured again,
     and with a resolution asked for, blocks go on until the figure resolves
     it. With *wait*, the block after a DISTURBED one waits (at most *wait*

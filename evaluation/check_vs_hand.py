@@ -48,7 +48,7 @@ from clusterbench.checks import imb as imb_check
 from clusterbench.checks import osu as osu_check
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.parsers import imb, npb, osu
-from clusterbench.results import runner
+from clusterbench.sessions import runner
 from clusterbench.testcluster import testing
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

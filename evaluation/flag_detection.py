@@ -62,7 +62,8 @@ import tempfile
 from clusterbench.judging import stats, verdict, vocabulary
 from clusterbench.references import provenance as refprov
 from clusterbench.references import update as refupdate
-from clusterbench.results import runner, runreport
+from clusterbench.results import runreport
+from clusterbench.sessions import runner
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The real cases: ReFrame arguments, and what --tiny adds to check the script.

@@ -34,7 +34,7 @@ import tempfile
 
 from clusterbench.bench import sources
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.results import runner
+from clusterbench.sessions import runner
 from clusterbench.testcluster import testing
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -194,7 +194,7 @@ def test_bad_input_is_one_line(tmp_path, args, message):
 
 
 def test_blocks_run_until_enough_undisturbed_then_until_resolved():
-    from clusterbench.results.ab import Blocks
+    from clusterbench.sessions.ab import Blocks
 
     blocks = Blocks(2, resolve=0.05)
     assert blocks.most == 8  # four times the blocks asked for

@@ -11,7 +11,7 @@ from rfm import clusterbench
 
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.results import setvars
+from clusterbench.sessions import setvars
 
 pytestmark = pytest.mark.integration
 

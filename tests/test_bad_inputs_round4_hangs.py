@@ -26,7 +26,7 @@ from conftest import PROJECT
 from test_bad_inputs_runner import QUIET, npb_env, session_reframe
 from test_run_session import start, wait_for
 
-from clusterbench.results import nodelock, reaper
+from clusterbench.sessions import nodelock, reaper
 
 pytestmark = pytest.mark.integration
 

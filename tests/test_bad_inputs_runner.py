@@ -20,7 +20,7 @@ import rfm
 from badinput import Store, assert_line, fake_tree, npb, programs_under
 from test_run_session import ONE_CG, start, wait_for
 
-from clusterbench.results import nodelock, reaper
+from clusterbench.sessions import nodelock, reaper
 
 pytestmark = pytest.mark.integration
 
@@ -48,9 +48,9 @@ def running_below(pid, program):
 
 def session_reframe(pid):
     """(keeper, ReFrame) of the `clusterbench run` process *pid*, once it
-    runs ReFrame's session (its keeper: clusterbench.results.reaper). A
+    runs ReFrame's session (its keeper: clusterbench.sessions.reaper). A
     ReFrame before the keeper is the listing of the session's selection
-    (clusterbench.results.setvars), not the session."""
+    (clusterbench.sessions.setvars), not the session."""
     found = []
 
     def running():

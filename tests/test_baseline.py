@@ -20,7 +20,8 @@ from clusterbench.judging import disturbed
 from clusterbench.references import floors
 from clusterbench.references import provenance as refprov
 from clusterbench.references import update as refupdate
-from clusterbench.results import baseline, samples
+from clusterbench.results import samples
+from clusterbench.sessions import baseline
 
 #: The options of every test session here: conditions measured but not
 #: judged (a shared machine must not turn this test's runs DISTURBED).

@@ -14,7 +14,7 @@ from rfm import CG_CHECKS, TINY_CG, reframe
 
 from clusterbench.judging import verdict
 from clusterbench.machine import blascore, digest
-from clusterbench.results import portable, runreport, session
+from clusterbench.results import details, portable, runreport
 
 EMERALD_RAPIDS = os.path.join(PROJECT, 'tests', 'data', 'sessions', 'Intel-6-207')
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
@@ -182,7 +182,7 @@ def test_the_session_digest_says_the_kernel_was_set(tmp_path):
         case['node_facts']['vm']['openblas_coretype'] = 'SkylakeX'
     path = tmp_path / 'report.json'
     path.write_text(json.dumps(data))
-    line = session.digest([str(path)])
+    line = details.digest([str(path)])
     assert 'OpenBLAS kernels set by OPENBLAS_CORETYPE=SkylakeX' in line
 
 

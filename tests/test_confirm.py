@@ -26,7 +26,7 @@ import rfm
 import verdicttable
 
 from clusterbench.noisyhost import confirm
-from clusterbench.results import reaper
+from clusterbench.sessions import reaper
 
 pytestmark = [pytest.mark.integration, pytest.mark.alone]
 

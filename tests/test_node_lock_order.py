@@ -16,7 +16,7 @@ from conftest import PROJECT
 #: until its release file exists.
 SESSION = """
 import os, sys, time
-from clusterbench.results.nodelock import NodeLock
+from clusterbench.sessions.nodelock import NodeLock
 directory, name, release = sys.argv[1:]
 lock = NodeLock(directory=directory, host='testnode')
 lock.acquire(wait=True)

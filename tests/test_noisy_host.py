@@ -17,7 +17,7 @@ from test_run_conditions import start_hog
 
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.noisyhost import conditions, switch
-from clusterbench.results import runner
+from clusterbench.sessions import runner
 
 # Not `alone`: its hogs load the machine, but nothing here needs it quiet
 # (with the profile off, load decides nothing), and the files that do need

@@ -14,7 +14,7 @@ from rfm import reframe
 from clusterbench.bench import profile
 from clusterbench.checks.plugins.profiling import build_library
 from clusterbench.parsers import cgsolver
-from clusterbench.results import session as sessionreport
+from clusterbench.results import details as sessionreport
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,7 @@ import os
 
 from conftest import PROJECT
 
-from clusterbench.results import runner
+from clusterbench.sessions import runner
 
 LOCAL = os.path.join(PROJECT, 'site_configs', 'local.py')
 BOX = os.path.join(PROJECT, 'site_configs', 'box.py')

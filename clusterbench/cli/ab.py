@@ -11,7 +11,7 @@ from clusterbench.core import paths, scriptnames
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import paired, stats, verdict, vocabulary
 from clusterbench.references import directory as refdir
-from clusterbench.results import ab
+from clusterbench.sessions import ab
 
 #: What A and B may differ in: option -> the arm's (system, ReFrame args).
 CHANGES = {

@@ -11,7 +11,8 @@ from clusterbench.judging import selection
 from clusterbench.references import directory as refdir
 from clusterbench.references import proposalview
 from clusterbench.references import update as refupdate
-from clusterbench.results import baseline, runner, suggested
+from clusterbench.results import suggested
+from clusterbench.sessions import baseline, runner
 
 
 def run(args):

@@ -6,8 +6,8 @@ from clusterbench.core.errors import reader_may_leave
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.references import directory as refdir
+from clusterbench.results import details as sessionreport
 from clusterbench.results import guide, history, judgedsession
-from clusterbench.results import session as sessionreport
 
 
 def run(args):

@@ -18,7 +18,8 @@ from clusterbench.references import provenance as refprov
 from clusterbench.references import store as refstore
 from clusterbench.references import update as refupdate
 from clusterbench.references import validate as refdata
-from clusterbench.results import baseline, samples
+from clusterbench.results import samples
+from clusterbench.sessions import baseline
 
 
 def check(args):

@@ -11,8 +11,9 @@ from clusterbench.judging import selection, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.noisyhost import confirm
 from clusterbench.references import directory as refdir
-from clusterbench.results import portable, runner, setvars
-from clusterbench.results import session as sessionreport
+from clusterbench.results import details as sessionreport
+from clusterbench.results import portable
+from clusterbench.sessions import runner, setvars
 
 
 def run(args):

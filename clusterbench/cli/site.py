@@ -7,7 +7,7 @@ import sys
 
 from clusterbench.cli import run as runcommand
 from clusterbench.core import paths
-from clusterbench.results import runner
+from clusterbench.sessions import runner
 from clusterbench.site import siteinit
 
 

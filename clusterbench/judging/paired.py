@@ -1,7 +1,7 @@
 """Paired A/B verdicts: each figure's ratio B/A over ABBA and BAAB blocks.
 
 ``clusterbench ab`` measures two configurations in turn within one session
-(see clusterbench.results.ab). Here each figure's samples are grouped by
+(see clusterbench.sessions.ab). Here each figure's samples are grouped by
 block, each block gives one pair (the geometric mean of its A samples, of
 its B samples), and stats.paired_ratio_ci turns the pairs into a ratio B/A
 with its interval (99 % unless asked otherwise: see CONFIDENCE). The verdict

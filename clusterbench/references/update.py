@@ -139,7 +139,7 @@ def band(tolerance, better=None):
 
 
 #: Fewer undisturbed sessions than this behind a reference: `baseline` and
-#: `references update` write it only when forced (results.baseline).
+#: `references update` write it only when forced (sessions.baseline).
 MIN_SESSIONS = 3
 
 

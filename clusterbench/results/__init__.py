@@ -1,9 +1,8 @@
-"""What runs leave behind and the programs that make and read it: ReFrame run
-reports (runreport), the session details beside them (session), stored
-sessions of the results database (history), re-judging stored outputs
-(replay), running the suite (runner), the node lock of a measuring session
-(nodelock), the keeper that ends what ReFrame leaves running (reaper), the
-series of figures over sessions (series) and the samples that propose new
-references (samples), and `clusterbench baseline`'s rounds and proposal
-(baseline).
+"""Reading what sessions leave behind: ReFrame run reports (runreport, their
+schema and retries), the session details beside them (details), a stored
+session judged (judgedsession), stored sessions of the results database
+(history), re-judging stored outputs (replay), the portable figures
+(portable), the guidance of a machine without references (guide, suggested),
+implausible figures (plausibility) and the samples that propose new
+references (samples). Running a session is :mod:`clusterbench.sessions`.
 """

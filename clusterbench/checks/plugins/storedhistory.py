@@ -12,7 +12,7 @@ import os
 from reframe.core.runtime import runtime
 
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.results.runner import results_root
+from clusterbench.sessions.runner import results_root
 
 #: Where the history goes, checked once per set of places in a session.
 _CHECKED = {}

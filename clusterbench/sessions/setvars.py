@@ -18,7 +18,7 @@ import subprocess
 
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
-from clusterbench.results.runner import REFRAME
+from clusterbench.sessions.runner import REFRAME
 
 _UNSET = re.compile(
     r"WARNING: test '(\w+)': the following variables were not set: (.*)"

@@ -8,7 +8,7 @@ and the session goes on and exits 0 (``Ran 0/0 test case(s)`` is a pass).
 them fails. A full disk is noticed the same way: ReFrame only warns when it
 cannot write its report or save its log.
 
-ReFrame runs under its keeper (clusterbench.results.reaper): it ends with
+ReFrame runs under its keeper (clusterbench.sessions.reaper): it ends with
 the session that runs it, however that dies (``kill -9`` included), and
 nothing it started outlives it. An orphaned ReFrame, or a job's ranks, would
 otherwise go on measuring, unseen, beside whatever runs next.
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from clusterbench.results import reaper
+from clusterbench.sessions import reaper
 
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')
 _NOT_LOADED = re.compile(

@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 from clusterbench.core import jsontext
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import paired, selection
-from clusterbench.results import abplan, runner, runreport
+from clusterbench.results import runreport
+from clusterbench.sessions import abplan, runner
 
 PLAN = 'ab.json'
 

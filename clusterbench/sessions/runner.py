@@ -21,13 +21,12 @@ from clusterbench.references import validate as refdata
 from clusterbench.results import (
     guide,
     judgedsession,
-    nodelock,
     plausibility,
-    reframe_output,
     retries,
     runreport,
     suggested,
 )
+from clusterbench.sessions import nodelock, reframe_output
 from clusterbench.site import contract
 
 #: Where ReFrame's results database and perflogs of a session go: its
