@@ -256,7 +256,7 @@ def logging(perflog_handlers=()):
     """ReFrame's logging: its usual output and debug log, and the perflogs
     under PERFLOG_DIR/<system>/<partition>/<test>.log. *perflog_handlers* adds
     handlers, e.g. ReFrame's ``httpjson`` for an Elastic or VictoriaMetrics
-    site (see docs/reports.md, "Trends", and docs/machine-outputs.md,
+    site (see docs/report.md, "Where the history is kept", and docs/machine-outputs.md,
     "ReFrame's perflog"). An ``httpjson`` handler gets a ``timeout`` (10 s
     unless given) and a finite ``retry_timeout``: a store that never answers
     must not hang the session (clusterbench.site.httpperflog)."""

@@ -8,7 +8,7 @@ killed while its ReFrame hangs must leave nothing of the session running or
 holding the node lock.
 
 Each case is a real `clusterbench run` of one tiny NPB run (the fake tree),
-with a site config that adds the handler as docs/reports.md shows, pointed at
+with a site config that adds the handler as docs/report.md shows, pointed at
 a real HTTP server on 127.0.0.1.
 """
 
@@ -30,7 +30,7 @@ from clusterbench.sessions import nodelock, reaper
 
 pytestmark = pytest.mark.integration
 
-#: A site config as docs/reports.md shows it: `local`, with an httpjson
+#: A site config as docs/report.md shows it: `local`, with an httpjson
 #: perflog handler added through the site config helper.
 SITE = """\
 import os, runpy

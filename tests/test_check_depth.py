@@ -19,12 +19,14 @@ from reframe.core.pipeline import RegressionTest
 from clusterbench.checks.plugins.judged import JudgedCheck
 
 #: The most project classes in a registered check's MRO (issue 42's goal,
-#: met: NPB's scaling test is the leaf, the scaling base and plugin, the NPB
-#: base, its stack parameters, its build provenance, its variables and the
-#: judged check). 15 before provisioning became data (checks/provisioning.py
-#: reads a check's Source), the judged check became one class (its three
-#: plugins and the declared ceilings are modules its hooks call) and the
-#: run-time observers one plugin (checks/plugins/observed.py).
+#: met: OSU's and IMB's tests are the leaf, the base, the suite's mixin,
+#: provisioning, Spack, build provenance, the communication base and the
+#: judged check; HPL's sizing and the scaling node count are functions, see
+#: tests/test_structure_sizing_functions.py). 15 before provisioning became
+#: data (checks/provisioning.py reads a check's Source), the judged check
+#: became one class (its three plugins and the declared ceilings are modules
+#: its hooks call) and the run-time observers one plugin
+#: (checks/plugins/observed.py).
 MAX_PROJECT_CLASSES = 8
 #: ReFrame's stages in the order it runs them.
 STAGES = ('init', 'setup', 'compile', 'compile_wait', 'run', 'run_wait')

@@ -12,6 +12,7 @@ import rfm
 from conftest import FIXTURES
 from test_noisy_host import _local_config
 
+from clusterbench.core.reference import Reference
 from clusterbench.judging import disturbed, verdict
 from clusterbench.results import runreport
 from clusterbench.testcluster.testing import run_reframe
@@ -22,8 +23,8 @@ SHARE = "ranks' CPU share 89.8 %"
 
 def fig(value, ref, lower, upper, name='dgemm_single', unit='GFlop/s', why=SHARE):
     return runreport.Figure(
-        'HPCCCheck', 'local', 'default', 'gnu-openmpi', name, value, unit, ref,
-        lower, upper, 'pass', disturbed=why,
+        'HPCCCheck', 'local', 'default', 'gnu-openmpi', name, value, unit,
+        Reference(ref, lower, upper, unit), 'pass', disturbed=why,
     )  # fmt: skip
 
 

@@ -18,6 +18,7 @@ import pytest
 from conftest import PROJECT
 from rfm import CG_CHECKS, TINY_CG, classic_cg_references, clusterbench
 
+from clusterbench.core.reference import Reference
 from clusterbench.judging import machineview, verdict
 from clusterbench.judging.verdict import Kind, Verdict
 from clusterbench.results.runreport import Failure, Figure, Origin
@@ -181,7 +182,7 @@ def _row(kind, detail=''):
         return verdict.rows([], [fail])[0]
     fig = Figure(
         'NPBCheck %npb.benchmark=cg', 'l', 'p', 'gcc-12.2', 'mops', 1.0,
-        'Mop/s', 1.0, -0.1, 0.1, None, origin=origin,
+        'Mop/s', Reference(1.0, -0.1, 0.1, 'Mop/s'), None, origin=origin,
     )  # fmt: skip
     (judged,) = verdict.group([fig])
     judged.verdict = Verdict(kind, detail)

@@ -10,6 +10,7 @@ import yaml
 from rfm import clusterbench
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.reference import Reference
 from clusterbench.judging import stats, verdict
 from clusterbench.parsers import stream
 from clusterbench.references import update as refupdate
@@ -226,9 +227,8 @@ def test_one_sided_bands_bound_only_the_bad_side(tmp_path):
 
     def judged(name, value, unit):
         ref, lower, upper, _ = leaf[name]
-        figure = Figure(
-            'T', 'local', 'default', 'e', name, value, unit, ref, lower, upper, None
-        )
+        against = Reference(ref, lower, upper, unit)
+        figure = Figure('T', 'local', 'default', 'e', name, value, unit, against, None)
         low, high = verdict.bounds(ref, lower, upper)  # ReFrame's own range
         return verdict.judge(figure), low <= value <= high
 
@@ -330,13 +330,11 @@ def test_a_bimodal_figure_seen_in_both_modes_is_covered(tmp_path):
     # Both modes pass ReFrame's band; the wide band says what it cannot judge:
     # a run in the low mode 12 % under the reference is INCONCLUSIVE.
     for value, expected in ((20.8, verdict.PASS), (4.1, verdict.PASS)):
-        fig = Figure(
-            'T', 'l', 'd', 'e', 'bandwidth', value, 'GB/s', 4.1, *prop.entry[1:3], None
-        )
+        ref = Reference(4.1, *prop.entry[1:3], 'GB/s')
+        fig = Figure('T', 'l', 'd', 'e', 'bandwidth', value, 'GB/s', ref, None)
         assert verdict.group([fig])[0].verdict == expected
-    fig = Figure(
-        'T', 'l', 'd', 'e', 'bandwidth', 3.6, 'GB/s', 4.1, *prop.entry[1:3], None
-    )
+    ref = Reference(4.1, *prop.entry[1:3], 'GB/s')
+    fig = Figure('T', 'l', 'd', 'e', 'bandwidth', 3.6, 'GB/s', ref, None)
     (judged,) = verdict.group([fig])
     assert judged.kind == verdict.INCONCLUSIVE
     assert judged.verdict.detail.startswith('-12 % inside')
@@ -357,24 +355,12 @@ def test_a_share_near_zero_gets_an_absolute_floor(tmp_path):
     low, high = verdict.bounds(prop.reference, *prop.entry[1:3])
     assert low == 0 and high == pytest.approx(1.05, abs=0.01)
     for value in (0.038, 0.057, 0.049, 0.9):
-        fig = Figure(
-            'T', 'l', 'd', 'e', 'mpi_share', value, '%', prop.reference,
-            *prop.entry[1:3], None,
-        )  # fmt: skip
+        ref = Reference(prop.reference, *prop.entry[1:3], '%')
+        fig = Figure('T', 'l', 'd', 'e', 'mpi_share', value, '%', ref, None)
         assert verdict.group([fig])[0].verdict == verdict.PASS
     # A real change of more than a point is a change.
-    fig = Figure(
-        'T',
-        'l',
-        'd',
-        'e',
-        'mpi_share',
-        1.6,
-        '%',
-        prop.reference,
-        *prop.entry[1:3],
-        None,
-    )
+    ref = Reference(prop.reference, *prop.entry[1:3], '%')
+    fig = Figure('T', 'l', 'd', 'e', 'mpi_share', 1.6, '%', ref, None)
     assert verdict.group([fig])[0].verdict == verdict.FLAGGED
     # `references check` measures the share in points: ±1 point is narrow.
     refs = tmp_path / 'refs'

@@ -56,7 +56,7 @@ def _sessions(*medians):
             [
                 runreport.Figure(
                     'HPCCCheck', 'local', 'default', 'gnu', 'hpl', m, 'GFlop/s',
-                    None, None, None, 'pass',
+                    None, 'pass',
                 )
             ],
         )

@@ -14,6 +14,7 @@ from conftest import PROJECT
 from rfm import clusterbench, only_case, reframe, tool
 
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.reference import Reference
 from clusterbench.judging import verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.machine import hwinfo
@@ -80,7 +81,8 @@ def test_a_short_run_is_not_judged_on_its_share_and_thresholds_come_from_extras(
 
 def _judged(found):
     fig = runreport.Figure(
-        'T', 'local', 'default', 'gnu', 'bw', 1.0, 'GB/s', 2.0, -0.1, 0.1, 'fail',
+        'T', 'local', 'default', 'gnu', 'bw', 1.0, 'GB/s',
+        Reference(2.0, -0.1, 0.1, 'GB/s'), 'fail',
         disturbed=conditions.disturbed(found),
     )  # fmt: skip
     (judged,) = verdict.group([fig])
@@ -90,8 +92,8 @@ def _judged(found):
 def test_disturbed_samples_are_shown_but_never_decide_a_verdict():
     def fig(value, disturbed=None):
         return runreport.Figure(
-            'T', 'local', 'default', 'gnu', 'bw', value, 'GB/s', 10.0, -0.05, 0.05,
-            'pass', disturbed=disturbed,
+            'T', 'local', 'default', 'gnu', 'bw', value, 'GB/s',
+            Reference(10.0, -0.05, 0.05, 'GB/s'), 'pass', disturbed=disturbed,
         )  # fmt: skip
 
     judged = verdict.group([fig(10.0), fig(10.1), fig(3.0, 'steal 40 %')])

@@ -10,11 +10,12 @@ import pytest
 from clusterbench.judging.trend import Point
 from clusterbench.judging.verdict import Judged, bounds
 from clusterbench.report.model import Cell
+from clusterbench.results import runreport
 
 LOOSE = {'reference', 'lower', 'upper', 'low', 'high'}
 
 
-@pytest.mark.parametrize('model', [Judged, Point, Cell])
+@pytest.mark.parametrize('model', [Judged, Point, Cell, runreport.Figure])
 def test_a_model_holds_one_reference_not_loose_fields(model):
     from clusterbench.core.reference import Reference
 

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from clusterbench.core.reference import Reference
 from clusterbench.judging import machineview, stats, verdict
 from clusterbench.judging import view as verdictview
 from clusterbench.judging.verdict import Kind, Verdict
@@ -31,9 +32,7 @@ def fig(
         name,
         value,
         unit,
-        ref,
-        lower,
-        upper,
+        None if ref is None else Reference(ref, lower, upper, unit),
         None,
     )
 

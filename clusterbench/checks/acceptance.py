@@ -137,50 +137,49 @@ def _session_partitions():
         return None
 
 
-class ScalingPlugin(rfm.RegressionTestPlugin):
-    """The node count as a parameter, up to the system's largest partition;
-    a count a partition cannot hold is not run there (if no partition can,
-    as a count given with -P, it is skipped with the reason).
+#: The ``node_count`` parameter of every scaling base (``-P node_count=...``).
+SCALING_NODE_COUNTS = node_counts()
 
-    ``scaling_figure`` names the figure that speedup is computed from
-    (``time``, lower is better, or a rate); ``scaling`` is ``strong`` (the
-    same problem on more nodes) or ``weak`` (the same problem per node).
-    """
-
-    node_count = parameter(node_counts())
-    scaling_figure = variable(str, value='time')
-
-    @run_after('init')
-    def _nodes_from_parameter(self):
-        self.num_nodes = self.node_count
-
-    @run_after('init')
-    def _only_partitions_that_hold_it(self):
-        partitions = _session_partitions() or []
-        fits = [
-            p.fullname
-            for p in partitions
-            if 'multinode' in p.features
-            and (partition_nodes(p) or self.node_count) >= self.node_count
-        ]
-        if fits:
-            self.valid_systems = fits
-
-    @run_after('setup')
-    def _skip_if_too_few_nodes(self):
-        available = partition_nodes(self.current_partition)
-        self.skip_if(
-            available is not None and self.node_count > available,
-            f'{self.node_count} nodes requested, {self.current_partition.fullname} '
-            f'has {available}',
-        )
+# A scaling base declares ``node_count = parameter(SCALING_NODE_COUNTS)`` and
+# ``scaling_figure``, the figure speedup is computed from (``time``, lower is
+# better, or a rate); ``scaling`` is ``strong`` (the same problem on more
+# nodes) or ``weak`` (the same problem per node). Its init hook calls
+# over_nodes, its setup hook skip_if_too_few_nodes.
 
 
-class CGScalingBase(ScalingPlugin, CGSolverBase):
+def over_nodes(check):
+    """Run *check* on ``node_count`` nodes, only on the multinode partitions
+    that hold that many (if none can, as a count given with -P, the setup
+    hook skips it with the reason)."""
+    check.num_nodes = check.node_count
+    partitions = _session_partitions() or []
+    fits = [
+        p.fullname
+        for p in partitions
+        if 'multinode' in p.features
+        and (partition_nodes(p) or check.node_count) >= check.node_count
+    ]
+    if fits:
+        check.valid_systems = fits
+
+
+def skip_if_too_few_nodes(check):
+    """Skip *check* where its partition has fewer than ``node_count`` nodes."""
+    available = partition_nodes(check.current_partition)
+    check.skip_if(
+        available is not None and check.node_count > available,
+        f'{check.node_count} nodes requested, {check.current_partition.fullname} '
+        f'has {available}',
+    )
+
+
+class CGScalingBase(CGSolverBase):
     """The CG solver on 1, 2, 4 ... nodes, all cores of each: strong and weak."""
 
     descr = 'Sparse CG solver: strong and weak scaling over nodes'
     valid_systems = ['+multinode']
+    node_count = parameter(SCALING_NODE_COUNTS)
+    scaling_figure = variable(str, value='time')
     stencil = parameter([7])
     variant = parameter(['classic'])
     ranks_per_node = parameter(['all'])
@@ -188,22 +187,49 @@ class CGScalingBase(ScalingPlugin, CGSolverBase):
     problem_class = 'A'
 
     @run_after('init')
+    def _scale_over_nodes(self):
+        over_nodes(self)
+
+    @run_after('setup')
+    def _skip_if_too_few_nodes(self):
+        skip_if_too_few_nodes(self)
+
+    @run_after('init')
     def _scaling_from_mode(self):
         self.scaling = self.mode
 
 
-class HPCCScalingBase(ScalingPlugin, HPCCBase):
+class HPCCScalingBase(HPCCBase):
     """HPCC on 1, 2, 4 ... nodes; speedup from HPL's rate."""
 
     descr = 'HPC Challenge: scaling over nodes'
     valid_systems = ['+multinode']
-    scaling_figure = 'hpl'
+    node_count = parameter(SCALING_NODE_COUNTS)
+    scaling_figure = variable(str, value='hpl')
 
     one_core_advice = 'its 2-node case runs it'
 
+    @run_after('init')
+    def _scale_over_nodes(self):
+        over_nodes(self)
 
-class NPBScalingBase(ScalingPlugin, NPBBase):
+    @run_after('setup')
+    def _skip_if_too_few_nodes(self):
+        skip_if_too_few_nodes(self)
+
+
+class NPBScalingBase(NPBBase):
     """NPB on 1, 2, 4 ... nodes where NPB is provided (else skipped, one line)."""
 
     descr = 'NAS Parallel Benchmarks: scaling over nodes'
     valid_systems = ['+multinode']
+    node_count = parameter(SCALING_NODE_COUNTS)
+    scaling_figure = variable(str, value='time')
+
+    @run_after('init')
+    def _scale_over_nodes(self):
+        over_nodes(self)
+
+    @run_after('setup')
+    def _skip_if_too_few_nodes(self):
+        skip_if_too_few_nodes(self)

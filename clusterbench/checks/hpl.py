@@ -28,7 +28,7 @@ from reframe.utility.cpuinfo import cpuinfo
 
 from clusterbench.bench import hpl_makearch, hpl_sizing, sources
 from clusterbench.bench.source import Source
-from clusterbench.checks.plugins.hplproblem import HPLProblem
+from clusterbench.checks.plugins import hplproblem
 from clusterbench.checks.plugins.judged import JudgedCheck
 from clusterbench.checks.plugins.references import BASE_INDEX
 from clusterbench.checks.plugins.spack import BLAS_PROVIDERS, MPI_FLAVOURS
@@ -81,7 +81,6 @@ HPL = Source('hpl', 'HPL', release=sources.DEFAULTS['hpl'], tree=True, spack='hp
 
 
 class HPLBase(
-    HPLProblem,
     Provisioned,
     JudgedCheck,
     rfm.RegressionTest,
@@ -118,7 +117,14 @@ class HPLBase(
     #: standalone check is the one a site reads as its HPL figure. On a 2-core,
     #: 24 GiB node N is ~28,400 (~150 s), HPL ~92 % of the DGEMM rate; at
     #: HPCC's 0.035 (N ~10,400) it is ~85 %. Per node, so num_nodes scales N.
-    hpl_mem_fraction = 0.25
+    hpl_mem_fraction = variable(float, value=0.25)
+    hpl_nb = variable(int, value=192)
+    #: Force HPL's N (0: size from memory).
+    hpl_n = variable(int, value=0)
+    #: The problem run (N, NB, P, Q) and its N, in the reference index as in
+    #: HPCC: a run of another size gets no reference.
+    hpl_problem = variable(dict, value={})
+    hpl_order = variable(int, value=0)
     #: -march=native in offline builds: auto (where the nodes match the build
     #: host), yes, no.
     hpl_native = variable(str, value='auto')
@@ -198,7 +204,7 @@ class HPLBase(
         self.num_cpus_per_task = 1
         self.env_vars['OMP_NUM_THREADS'] = '1'
         self.env_vars['OPENBLAS_NUM_THREADS'] = '1'
-        self.size_hpl_problem()
+        hplproblem.size(self)
         self.keep_files = [*self.keep_files, INPUT_FILE]
 
     @run_before('run')

@@ -164,9 +164,9 @@ def _pct(fraction):
 
 def judge(figure):
     """The Kind of one figure on its own (ReFrame's band, our direction)."""
-    if not figure.has_reference:
+    if figure.ref is None:
         return NO_REFERENCE
-    low, high = bounds(figure.reference, figure.lower, figure.upper)
+    low, high = figure.ref.band()
     side = -1 if figure.value < low else 1 if figure.value > high else 0
     return outside(figure.variable, figure.unit, side)
 
@@ -310,13 +310,6 @@ class Judged:
                 self.verdict = Verdict(INCONCLUSIVE, why)
 
 
-def reference_of(figure):
-    """The Reference of a figure record (results.runreport), or None."""
-    if not figure.has_reference:
-        return None
-    return Reference(figure.reference, figure.lower, figure.upper, figure.unit)
-
-
 def group(
     figures, baseline=None, tolerance=None, threshold=DETECTION_THRESHOLD, band=False
 ):
@@ -336,7 +329,7 @@ def group(
         entry = pooled.get((*key, bool(disturbed)))
         if entry is None:
             entry = pooled[(*key, bool(disturbed))] = Judged(
-                *key, fig.unit, [], reference_of(fig)
+                *key, fig.unit, [], fig.ref
             )
             entry.disturbed = disturbed
             entry.threshold, entry.band = threshold, band
@@ -344,8 +337,8 @@ def group(
         origin = getattr(fig, 'origin', None)
         if origin is not None and origin not in entry.origins:
             entry.origins.append(origin)
-        if fig.has_reference:
-            entry.ref = reference_of(fig)
+        if fig.ref is not None:
+            entry.ref = fig.ref
     if baseline is not None:
         base = {}
         for fig in baseline:

@@ -194,6 +194,6 @@ def _pair_matrix(system, part, test, var, bench, samples):
 def _verdict_of(figs):
     judged = verdict.Judged(*(['x'] * 5), figs[0].unit, [f.value for f in figs], None)
     for fig in figs:
-        if fig.has_reference:
-            judged.ref = verdict.reference_of(fig)
+        if fig.ref is not None:
+            judged.ref = fig.ref
     return judged.judge().kind

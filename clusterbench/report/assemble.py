@@ -408,8 +408,8 @@ class _Builder:
             )
             for fig in healthy:
                 judged.values.append(fig.value)
-                if fig.has_reference:
-                    judged.ref = verdict.reference_of(fig)
+                if fig.ref is not None:
+                    judged.ref = fig.ref
             judged.judge()
             return Cell(
                 config,
@@ -425,7 +425,7 @@ class _Builder:
             # Only DISTURBED samples: never a value to compare, and DISTURBED
             # unless, as in `run` and `compare`, the figure fails beyond what
             # the disturbance explains (judging.disturbed): then that verdict.
-            ref = next((f for f in disturbed if f.has_reference), None)
+            ref = next((f.ref for f in disturbed if f.ref is not None), None)
             state = self.one.kind(disturbed)
             if state is None or not state.fails_run:
                 state = verdict.DISTURBED
@@ -434,7 +434,7 @@ class _Builder:
                 config,
                 bench,
                 state,
-                ref=verdict.reference_of(ref) if ref else None,
+                ref=ref,
                 reason=f'{verdict.DISTURBED} ({why})'
                 if state == verdict.DISTURBED
                 else f'{state} despite its {verdict.DISTURBED} run ({why})',

@@ -62,8 +62,7 @@ def of_runs(runs):
                 key = _case_key(fig.test, fig.system, fig.partition, fig.environ,
                                 fig.run_index)  # fmt: skip
                 # Its band is its verdict's, never a reference (its midpoint).
-                fig = dataclasses.replace(fig, reference=None, lower=None,
-                                          upper=None)  # fmt: skip
+                fig = dataclasses.replace(fig, ref=None)
                 derived.setdefault((run.source, *key), []).append(fig)
     _, table = judgedsession.judge(loaded)
     return Verdicts(judgedsession.verdicts(table), derived)

@@ -19,6 +19,7 @@ import dataclasses
 import re
 import statistics
 
+from clusterbench.core.reference import Reference
 from clusterbench.judging import verdict
 from clusterbench.machine import blascore, mpitransport, peak
 from clusterbench.parsers import cgsolver, declarations, hpcc, hpl
@@ -324,12 +325,8 @@ def banded(fig, band):
     """*fig* with its band as ReFrame's reference: the middle of the band and
     the relative thresholds that reach its ends."""
     middle = (band.lower + band.upper) / 2
-    return dataclasses.replace(
-        fig,
-        reference=middle,
-        lower=band.lower / middle - 1,
-        upper=band.upper / middle - 1,
-    )
+    ref = Reference(middle, band.lower / middle - 1, band.upper / middle - 1, fig.unit)
+    return dataclasses.replace(fig, ref=ref)
 
 
 def _portable(fig, **more):
@@ -361,7 +358,7 @@ def split(data, path, figures, keep_recorded=False):
             continue
         where = facts.get((fig.system, fig.partition))
         band = _band_of(fig.variable, fig.unit, where, case)
-        judged_by_band = band is not None and not fig.has_reference
+        judged_by_band = band is not None and fig.ref is None
         small = too_small(case, names[_key(fig)])
         if small and judged_by_band and not keep_recorded:
             # Its row says why it has no verdict, not a bare "no reference".
@@ -389,8 +386,8 @@ def split(data, path, figures, keep_recorded=False):
             (f.disturbed for f in figures if _key(f) == key and f.disturbed), None
         )
         for figure, value in derived.items():
-            fig = Figure(*key[:4], figure.name, value, figure.unit, None, None, None,
-                         None, key[4], disturbed)  # fmt: skip
+            fig = Figure(*key[:4], figure.name, value, figure.unit, None, None,
+                         key[4], disturbed)  # fmt: skip
             band = _band_of(figure.name, figure.unit, facts.get(key[1:3]), case)
             why = cause(figure.name, figure.unit, case)
             portable.append(_portable(banded(fig, band), cause=why))

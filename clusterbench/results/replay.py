@@ -13,6 +13,7 @@ import os
 
 from clusterbench.core import disturbance, inputfile
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.reference import Reference
 from clusterbench.judging import verdict
 from clusterbench.parsers import cgsolver, hpcc
 from clusterbench.references import lookup as reflookup
@@ -157,7 +158,7 @@ def _replay_report(report, references, loaded):
                     name,
                     value,
                     unit,
-                    *(ref[:3] if ref else (None, None, None)),
+                    Reference(*ref[:3], unit) if ref else None,
                     None,
                     disturbed=disturbance.read(case) or None,
                     origin=retries.noted(Origin(), tries, case)

@@ -8,6 +8,7 @@ from typing import Optional
 
 from clusterbench.core import controlchars, disturbance, inputfile
 from clusterbench.core.errors import ClusterbenchError
+from clusterbench.core.reference import Reference
 from clusterbench.judging import verdict
 from clusterbench.results import retries
 from clusterbench.results.reportschema import (  # noqa: F401 - its readers' names
@@ -60,18 +61,13 @@ class Figure:
     variable: str
     value: float
     unit: str
-    reference: Optional[float]
-    lower: Optional[float]
-    upper: Optional[float]
+    #: What ReFrame judged the figure against; None where it had no reference.
+    ref: Optional[Reference]
     result: Optional[str]
     run_index: int = 0
     #: What a disturbed run broke ("steal 18 %"), None for an undisturbed one.
     disturbed: Optional[str] = None
     origin: Optional[Origin] = None
-
-    @property
-    def has_reference(self):
-        return self.reference is not None
 
 
 @dataclass(frozen=True)
@@ -355,16 +351,13 @@ def _figure(ident, key, values, run_index, path, disturbed=None, origin=None):
     except (TypeError, ValueError):
         raise ClusterbenchError(f'{path}: malformed perfvalue {key!r}') from None
     # ReFrame stores (0, None, None) when it found no reference.
-    if ref == 0 and lower is None and upper is None:
-        ref = None
+    has_ref = not (ref == 0 and lower is None and upper is None)
     return Figure(
         *ident,
         key.rsplit(':', 1)[-1],
         value,
         unit or '',
-        ref,
-        lower,
-        upper,
+        Reference(ref, lower, upper, unit or '') if has_ref else None,
         result,
         run_index,
         disturbed,
