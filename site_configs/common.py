@@ -21,6 +21,8 @@ def launch_directory():
     started; a program that starts ReFrame elsewhere without a shell sets
     ``PWD`` (or ``CLUSTERBENCH_RESULTS``, as ``clusterbench run`` does).
     """
+    if 'reframe.frontend.cli' not in sys.modules:
+        return os.getcwd()  # clusterbench itself reads it, where it runs
     pwd = os.environ.get('PWD', '')
     return pwd if os.path.isabs(pwd) and os.path.isdir(pwd) else os.getcwd()
 

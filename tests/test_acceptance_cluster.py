@@ -17,7 +17,7 @@ import pytest
 import test_fabric_program as fabric_program
 from conftest import PROJECT
 
-from clusterbench.acceptance import links, nodes, outputs, reports, scaling
+from clusterbench.acceptance import links, nodes, outputs, runcases, scaling
 from clusterbench.testcluster import cluster, faults, testing
 
 REASON = testing.unavailable()
@@ -133,8 +133,8 @@ def lose_node_while(box, proc, running, what, node='n2', timeout=120, poll=0.2):
 
 
 def node_table(prefix):
-    cases = reports.load([os.path.join(prefix, 'nodes', 'report.json')])
-    spec = reports.acceptance_spec(cases)
+    cases = runcases.load([os.path.join(prefix, 'nodes', 'report.json')])
+    spec = runcases.acceptance_spec(cases)
     ranked = nodes.rank(
         nodes.collect(cases), min_spread=spec['min_spread'], expected=['n1', 'n2']
     )
@@ -153,7 +153,7 @@ def fabric(box, prefix, environs=('gnu-openmpi',)):
         timeout=600,
     )
     assert report is not None, out
-    cases = [c for c in reports.load([os.path.join(prefix, 'report.json')])]
+    cases = [c for c in runcases.load([os.path.join(prefix, 'report.json')])]
     verdicts = []
     for test, environ, result, spec in links.fabric_results(cases):
         verdict = links.judge(result, spec)
@@ -224,7 +224,7 @@ def test_the_multinode_suite_runs_across_nodes_with_both_mpis(box, tmp_path):
         timeout=1500,
     )
     assert report is not None, out
-    cases = reports.load([os.path.join(tmp_path, 'report.json')])
+    cases = runcases.load([os.path.join(tmp_path, 'report.json')])
     ran = [c for c in cases if c['result'] != 'skip']
     failed = [
         (c['display_name'], c['fail_reason']) for c in ran if c['result'] != 'pass'

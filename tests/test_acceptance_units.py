@@ -13,7 +13,7 @@ import runpy
 import pytest
 from conftest import PROJECT
 
-from clusterbench.acceptance import links, nodes, outputs, reports, robust, scaling
+from clusterbench.acceptance import links, nodes, outputs, robust, runcases, scaling
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.judging import stats
 
@@ -384,7 +384,7 @@ def test_a_retried_case_counts_by_its_retry_and_reruns_are_samples(tmp_path):
             }
         )
     )
-    cases = reports.load([str(path)])
+    cases = runcases.load([str(path)])
     assert len(cases) == 5
     assert not any(c['result'] == 'fail' for c in cases)
     ranked = nodes.rank(nodes.collect(cases))
@@ -392,4 +392,4 @@ def test_a_retried_case_counts_by_its_retry_and_reruns_are_samples(tmp_path):
     assert len(n1.figures['NodeProbeCheck:dgemm'].values) == 2
     with pytest.raises(ClusterbenchError, match='not a ReFrame run report'):
         (tmp_path / 'bad.json').write_text('[]')
-        reports.load([str(tmp_path / 'bad.json')])
+        runcases.load([str(tmp_path / 'bad.json')])

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from clusterbench.acceptance import links, nodes, reports
+from clusterbench.acceptance import links, nodes, runcases
 from clusterbench.core import paths
 from clusterbench.core.errors import ClusterbenchError
 
@@ -120,7 +120,7 @@ def run(
 
 
 def _population(cases, z_max, min_spread):
-    spec = reports.acceptance_spec(cases)
+    spec = runcases.acceptance_spec(cases)
     z = z_max if z_max is not None else float(spec.get('z_max', 3.5))
     if min_spread is None:
         min_spread = float(spec.get('min_spread', 0.05))
@@ -130,7 +130,7 @@ def _population(cases, z_max, min_spread):
 def _nodes(config, system, prefix, environ, extra, expected, z_max, min_spread, out):
     t0 = time.monotonic()
     _, report = session(config, system, prefix, 'nodes', environ, extra)
-    cases = reports.load([report])
+    cases = runcases.load([report])
     z, spread = _population(cases, z_max, min_spread)
     ranked = nodes.rank(
         nodes.collect(cases), z_max=z, min_spread=spread, expected=expected
@@ -143,7 +143,7 @@ def _nodes(config, system, prefix, environ, extra, expected, z_max, min_spread, 
 def _fabric(config, system, prefix, environ, extra, z_max, min_spread, out):
     t0 = time.monotonic()
     _, report = session(config, system, prefix, 'fabric', environ, extra)
-    fabric_cases = reports.load([report])
+    fabric_cases = runcases.load([report])
     z, spread = _population(fabric_cases, z_max, min_spread)
     print(f'\nFabric ({time.monotonic() - t0:.0f} s, {report}):\n', file=out)
     ok = True
@@ -154,7 +154,7 @@ def _fabric(config, system, prefix, environ, extra, z_max, min_spread, out):
         print(links.table(verdict), file=out)
         ok = ok and all(lk.verdict == links.PASS for lk in verdict.links)
     for case in fabric_cases:
-        if reports.failed(case):
-            print(f'FAILED: {reports.failure(case)}', file=out)
+        if runcases.failed(case):
+            print(f'FAILED: {runcases.failure(case)}', file=out)
             ok = False
     return ok and bool(found)

@@ -15,7 +15,7 @@ between other nodes pass is named as the culprit (its port, cable or NIC).
 
 from dataclasses import dataclass, field
 
-from clusterbench.acceptance import outputs, reports, robust
+from clusterbench.acceptance import outputs, robust, runcases
 from clusterbench.judging import stats
 from clusterbench.judging.verdict import FLAGGED, PASS, Kind
 
@@ -67,7 +67,7 @@ def fabric_results(cases):
         if result and result.get('nodes'):
             found.append(
                 (
-                    reports.base_name(case),
+                    runcases.base_name(case),
                     case.get('environ', ''),
                     result,
                     case.get('link_spec') or {},

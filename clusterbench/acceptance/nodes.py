@@ -15,7 +15,7 @@ figure that condemned it.
 
 from dataclasses import dataclass, field
 
-from clusterbench.acceptance import reports, robust
+from clusterbench.acceptance import robust, runcases
 from clusterbench.judging import stats, view
 from clusterbench.judging.verdict import FAILED, FLAGGED, MISSING, PASS, Kind
 
@@ -58,16 +58,16 @@ def collect(cases, figures=None):
     """
     nodes = {}
     for case in cases:
-        where = reports.nodes_of(case)
+        where = runcases.nodes_of(case)
         if len(where) != 1 or case.get('result') == 'skip':
             continue
         node = nodes.setdefault(where[0], Node(where[0]))
-        if reports.failed(case):
-            node.failures.append(reports.failure(case))
+        if runcases.failed(case):
+            node.failures.append(runcases.failure(case))
             continue
-        test = reports.base_name(case)
+        test = runcases.base_name(case)
         wanted = figures or case.get('acceptance_figures') or None
-        for name, (value, ref, lower, upper, unit, result) in reports.figures(
+        for name, (value, ref, lower, upper, unit, result) in runcases.figures(
             case
         ).items():
             key = f'{test}:{name}'

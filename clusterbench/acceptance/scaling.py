@@ -14,7 +14,7 @@ base. With k = n / n_base:
 import re
 from dataclasses import dataclass
 
-from clusterbench.acceptance import reports, robust
+from clusterbench.acceptance import robust, runcases
 from clusterbench.judging import stats
 
 _NODE_COUNT = re.compile(r'\s*%node_count=\d+')
@@ -47,12 +47,14 @@ def series(cases):
         )
         points = out.setdefault(key, [])
         name = case['scaling_figure']
-        figs = reports.figures(case)
+        figs = runcases.figures(case)
         if case.get('result') == 'skip':
             continue
         point = Point(key[0], key[2], int(case['node_count']), name, '', None)
-        if reports.failed(case) or name not in figs:
-            point.note = reports.failure(case) if reports.failed(case) else 'no figure'
+        if runcases.failed(case) or name not in figs:
+            point.note = (
+                runcases.failure(case) if runcases.failed(case) else 'no figure'
+            )
         else:
             point.value, *_, point.unit, _ = figs[name]
             point.mode = case.get('scaling') or 'strong'

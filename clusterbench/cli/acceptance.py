@@ -7,7 +7,7 @@ Also ``python -m clusterbench.cli.acceptance``.
 import argparse
 import sys
 
-from clusterbench.acceptance import battery, links, nodes, reports, scaling
+from clusterbench.acceptance import battery, links, nodes, runcases, scaling
 from clusterbench.cli import numbers
 from clusterbench.cli.common import CONFIG_HELP
 from clusterbench.core import jsontext, paths
@@ -20,7 +20,7 @@ def _node_list(text):
 
 def _population(args, cases):
     """z_max and min_spread: the command line's, else the recorded spec's."""
-    spec = reports.acceptance_spec(cases)
+    spec = runcases.acceptance_spec(cases)
     z_max = args.z if args.z is not None else float(spec.get('z_max', 3.5))
     spread = args.min_spread
     if spread is None:
@@ -29,7 +29,7 @@ def _population(args, cases):
 
 
 def _nodes(args):
-    cases = reports.load(args.reports)
+    cases = runcases.load(args.reports)
     figures = _node_list(args.figures) or None
     z_max, min_spread = _population(args, cases)
     ranked = nodes.rank(
@@ -51,12 +51,12 @@ def _nodes(args):
 
 
 def _links(args):
-    cases = reports.load(args.reports)
+    cases = runcases.load(args.reports)
     found = links.fabric_results(cases)
     failures = [
-        reports.failure(c)
+        runcases.failure(c)
         for c in cases
-        if reports.failed(c) and 'Fabric' in reports.base_name(c)
+        if runcases.failed(c) and 'Fabric' in runcases.base_name(c)
     ]
     if not found and not failures:
         raise ClusterbenchError('no fabric result in the report(s)')
@@ -85,7 +85,7 @@ def _links(args):
 
 
 def _scaling(args):
-    rows = scaling.compute(scaling.series(reports.load(args.reports)))
+    rows = scaling.compute(scaling.series(runcases.load(args.reports)))
     if not rows:
         raise ClusterbenchError('no scaling test case in the report(s)')
     if args.format == 'json':
