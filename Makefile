@@ -30,10 +30,10 @@ run: setup-run
 test: setup lint
 	VENV=$(VENV) scripts/test.sh $(TEST_WORKERS)
 
-# The C programs' own checks (tests/test_c_checks.py; `make test` runs them
+# The C programs' own checks (tests/src/test_c_checks.py; `make test` runs them
 # among its other tests).
 check-c: setup
-	$(BIN)/pytest -q tests/test_c_checks.py
+	$(BIN)/pytest -q tests/src/test_c_checks.py
 
 lint: setup
 	$(BIN)/ruff check .

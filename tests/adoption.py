@@ -1,5 +1,5 @@
 """A centre's first week, as an unprivileged user: the helpers of
-tests/test_adoption_e2e.py (docs/adoption.md is the walkthrough it follows).
+tests/cli/test_adoption_e2e.py (docs/adoption.md is the walkthrough it follows).
 
 The test runs as root (the test cluster needs it); each step of the centre
 runs as the user ``nobody`` through ``runuser``, with a clean environment:

@@ -1,4 +1,4 @@
-"""The pieces of the bad-input matrix (tests/test_bad_inputs.py): a store of
+"""The pieces of the bad-input matrix (tests/references/test_bad_inputs.py): a store of
 references and results whose files are hashed, the one-line messages matched
 whole, and the NPB runs the matrix breaks."""
 

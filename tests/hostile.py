@@ -1,7 +1,7 @@
-"""Hostile inputs for tests/test_fuzz_hostile.py: hypothesis strategies.
+"""Hostile inputs for tests/cli/test_fuzz_hostile.py: hypothesis strategies.
 
 Every strategy starts from a VALID input (the run report and the reference
-files of tests/test_reftransaction.py, with the digests the checks keep) and
+files of tests/references/test_reftransaction.py, with the digests the checks keep) and
 breaks it in one place: a wrong type or an extreme value at a random path,
 NaN or an infinity, a lone surrogate or a control character in a name,
 nesting 100000 deep, a duplicate key, YAML anchors and aliases. What a dict
@@ -61,7 +61,7 @@ class Hostile:
 
 # ---------------------------------------------------------------- valid bases
 
-#: What the plugins keep in a test case (tests/test_report_assemble.py and
+#: What the plugins keep in a test case (tests/report/test_report_assemble.py and
 #: real sessions show these shapes).
 DIGESTS = {
     'run_conditions': {
@@ -379,7 +379,7 @@ def hostile_references(draw, bomb_limit=2000):
     """(file, :class:`Hostile`): one file of reference_data/ broken in one place.
 
     Aliases expand to *bomb_limit* nodes at most here (this runs in the test's
-    own process); the billion laughs are tests/test_fuzz_hostile.py's own.
+    own process); the billion laughs are tests/cli/test_fuzz_hostile.py's own.
     """
     rel = draw(st.sampled_from(REFERENCE_FILES + (PROVENANCE_FILE,)))
     tree = valid_yaml(rel)

@@ -63,7 +63,7 @@ def reframe(
 
     The run's conditions are measured but, unless *conditions*, not judged: on
     a machine shared with other work a test of something else must not turn
-    DISTURBED (tests/test_run_conditions.py judges them). Nor is the host
+    DISTURBED (tests/checks/test_run_conditions.py judges them). Nor is the host
     probed then: ~0.6 s per job that no such test reads.
     """
     if not conditions:

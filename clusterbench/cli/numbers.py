@@ -5,7 +5,7 @@ Python reads ``nan``, ``inf`` and ``1e400`` as floats; an option that took
 them as given passed NaN into a comparison (always false: ``ab --strict``
 exited 0 with ``--detection-threshold nan``) or an endless wait. Every
 numeric option of clusterbench/cli has one of these types
-(tests/test_bad_inputs_round4_options.py finds them in the parsers). Kept
+(tests/cli/test_bad_inputs_round4_options.py finds them in the parsers). Kept
 apart from cli/common.py: the job-script wrappers import it, and nothing
 heavier.
 """

@@ -6,7 +6,7 @@ its default. Every key the code reads is declared here, with its type and
 meaning; a config that names another key, or gives a declared one a value
 of the wrong type, is refused in one line naming the file, the partition (or
 environment) and the key, with the nearest declared key.
-``tests/test_structure_contract.py`` greps the code so that no key is read
+``tests/architecture/test_structure_contract.py`` greps the code so that no key is read
 without being declared here; docs/systems.md has the table.
 """
 

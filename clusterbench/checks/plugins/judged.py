@@ -20,7 +20,7 @@ A check lists it last of its project bases::
     class CGSolverBase(Observed, JudgedCheck, rfm.RunOnlyRegressionTest):
 
 The order ReFrame runs the hooks in is the table "Hooks of a judged check"
-in ARCHITECTURE.md (tests/test_check_depth.py keeps the two the same).
+in ARCHITECTURE.md (tests/architecture/test_check_depth.py keeps the two the same).
 """
 
 import os

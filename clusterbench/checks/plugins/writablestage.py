@@ -33,7 +33,7 @@ def stage_sources_writable(test):
 
     A function, not a mixin: every build class calls it from its own
     ``run_before('compile')`` hook, which keeps the checks' class count
-    (tests/test_check_depth.py) where it was.
+    (tests/architecture/test_check_depth.py) where it was.
     """
     sources = test.sourcesdir
     if not isinstance(sources, str) or not sources or test.readonly_files:
