@@ -23,6 +23,7 @@ def launch_directory():
     """
     if 'reframe.frontend.cli' not in sys.modules:
         return os.getcwd()  # clusterbench itself reads it, where it runs
+    # (clusterbench sets PWD for the ReFrame it starts: core/startedhere.py)
     pwd = os.environ.get('PWD', '')
     return pwd if os.path.isabs(pwd) and os.path.isdir(pwd) else os.getcwd()
 

@@ -13,7 +13,7 @@ import sys
 import time
 
 from clusterbench.acceptance import links, nodes, runcases
-from clusterbench.core import paths
+from clusterbench.core import paths, startedhere
 from clusterbench.core.errors import ClusterbenchError
 
 PARTS = {
@@ -62,6 +62,7 @@ def session(config, system, prefix, part, environ, extra=(), timeout=1800):
                 stderr=subprocess.STDOUT,
                 timeout=timeout,
                 check=False,
+                env=startedhere.environment(),
             )
         except subprocess.TimeoutExpired:
             raise ClusterbenchError(

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+from clusterbench.core import startedhere
 from clusterbench.core.errors import ClusterbenchError
 from clusterbench.results import runreport
 
@@ -22,6 +23,7 @@ def sessions(query, config):
         [_reframe(), '-C', config, '--describe-stored-sessions', query],
         capture_output=True,
         text=True,
+        env=startedhere.environment(),
     )
     if proc.returncode:
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
